@@ -1,0 +1,34 @@
+"""``tablewatch bench NAME``: the performance benchmarks, each printing its own figures.
+
+Each benchmark is ``module:function`` taking the remaining argv list and returning an exit code; the
+function imports whatever it measures. The figures go in docs/benchmarks.md with the machine and command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+BENCHMARKS = {
+    "rules": ("assistant.wendake.bench:main", "random full Wendake games: games/s, median check and apply time"),
+    "locate": ("vision.bench:main", "board localisation: milliseconds per 12 MP frame"),
+}
+
+
+def _run(args: argparse.Namespace) -> int:
+    target, _ = BENCHMARKS[args.name]
+    module_name, func_name = target.split(":")
+    return getattr(importlib.import_module(module_name), func_name)(args.rest)
+
+
+def add_parser(sub) -> None:
+    lines = "\n".join(f"  {name:8s} {text}" for name, (_, text) in BENCHMARKS.items())
+    p = sub.add_parser(
+        "bench",
+        help="run a benchmark and print its figures",
+        description="Benchmarks:\n" + lines,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("name", choices=sorted(BENCHMARKS), help="which benchmark")
+    p.add_argument("rest", nargs=argparse.REMAINDER, help="options for that benchmark (see: bench NAME --help)")
+    p.set_defaults(func=_run)

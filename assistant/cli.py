@@ -1,0 +1,64 @@
+"""The ``tablewatch`` command: one entry point, one sub-command per job.
+
+Each sub-command lives in the package that owns the work and exposes ``add_parser(subparsers)``, which
+adds its parser and sets ``func`` (called with the parsed args, returning an exit code). Command modules
+must stay light to import: heavy libraries (OpenCV, onnxruntime, Flask) are imported inside ``func``.
+Benchmarks register in ``assistant.bench``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from assistant.errors import UserError
+
+# The modules that add sub-commands, in the order ``--help`` lists them.
+COMMAND_MODULES = [
+    "assistant.demo",
+    "assistant.wendake.cli",
+    "assistant.bench",
+    "calibration.cli",
+    "vision.cli",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tablewatch",
+        description="Tablewatch: a camera table assistant that reads the game, checks every move and keeps the score.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # a sub-system not installed yet: leave it out of the CLI
+                continue
+            raise
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0 if args.command is None else 2
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(f"tablewatch: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except FileNotFoundError as exc:
+        print(f"tablewatch: file not found: {exc.filename}. Check the path and try again.", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tablewatch: interrupted.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,380 @@
+"""Legal-move generation and the seeded random player.
+
+``legal_moves(state)`` lists the legal moves at the current decision. It enumerates every move whose choices
+are few (placements, simple actions, turtles, Ritual, the mask draw and each space it could fill, Sacred Fire
+targets, transfers, swaps, restore choices) and *samples* Move and Trade, whose step and exchange
+combinations are too many to list. ``random_move`` plays like a casual human: it usually performs each
+printed action, claims the turtles it can, and trades towards a progress tile. ``play_random_game`` plays
+whole games from a seed; later stages use these positions to render training scenes.
+
+Every move produced here is legal by construction; the tests check each one with ``rules.check``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from itertools import combinations_with_replacement
+
+from assistant.wendake import moves as M
+from assistant.wendake import rules
+from assistant.wendake.edition import Edition, load_edition
+from assistant.wendake.state import NATIVES, PA_NATIVE, RESOURCES, VEGETABLES, State, slot_of
+
+
+def legal_moves(state: State, rng: random.Random | None = None, samples: int = 6, edition: Edition | None = None) -> list:
+    ed = edition or load_edition()
+    rng = rng or random.Random(0)
+    if state.phase == "over":
+        return []
+    if state.phase == "restore":
+        return _restore_moves(state)
+    p = state.current
+    player = state.players[p]
+    turn = state.turn
+    out = _free_moves(state, p)
+    if turn.placed is None:
+        out += [M.Activate(slot_of(i)) for i in rules.legal_activation_slots(player)]
+        if not player.reserved:
+            out.append(M.ReserveTurnOrder())
+        return out
+    out.append(M.EndTurn())
+    if turn.placed != "tile":
+        return out
+    seen = set()
+    for a in turn.pending[turn.cursor:]:
+        if a.kind in seen:
+            continue
+        seen.add(a.kind)
+        out += _action_moves(state, p, a, rng, samples, ed)
+    return out
+
+
+def _free_moves(state: State, p: int) -> list:
+    out = []
+    home = state.home_counts(p)
+    for tid, t in state.territories.items():
+        for i, pa in enumerate(t.pas):
+            if pa.owner == p and pa.native == "warrior":
+                out.append(M.Transfer(tid, i, replace=False))
+                if home[PA_NATIVE[pa.kind]] > 0:
+                    out.append(M.Transfer(tid, i, replace=True))
+    player = state.players[p]
+    if player.swap_tokens > 0:
+        free = [i for i in range(9) if i not in player.markers]
+        for x in range(len(free)):
+            for y in range(x + 1, len(free)):
+                a, b = free[x], free[y]
+                fire = b if player.fire == a else a if player.fire == b else player.fire
+                if rules.line_possible(player.markers, fire):
+                    out.append(M.Swap(slot_of(a), slot_of(b)))
+    return out
+
+
+def _action_moves(state: State, p: int, action, rng, samples: int, ed: Edition) -> list:
+    player = state.players[p]
+    kind = action.kind
+    if kind == "canoe":
+        return [M.Canoe(lake) for lake in state.lakes] if player.canoe_reserve else []
+    if kind in ("harvest", "hunt", "tan", "fish"):
+        return [M.ACTION_MOVES[kind]()]
+    if kind == "military":
+        options = [[None] + _eligible_turtles(state, p, cat, ed) for cat in ("women", "hunters", "canoes")]
+        return [M.Military(tuple(t for t in combo if t)) for combo in _product(options)]
+    if kind == "ritual":
+        lh = player.long_house
+        need = min(2, sum(lh.values()))
+        combos = {tuple(sorted(c)) for c in combinations_with_replacement(NATIVES, need)
+                  if all(Counter(c)[k] <= lh[k] for k in NATIVES)}
+        return [M.Ritual(c) for c in sorted(combos)]
+    if kind == "sacred_fire":
+        if player.fire is not None:
+            return []
+        return [M.SacredFire(slot_of(i)) for i in range(9)
+                if i != state.turn.slot and i not in player.markers and rules.line_possible(player.markers, i)]
+    if kind == "mask":
+        return _mask_moves(state, p, ed)
+    if kind == "move":
+        found = {M.Move(())}
+        for _ in range(samples):
+            found.add(random_move_action(state, p, action.n, rng, ed))
+        return list(found)
+    if kind == "trade":
+        found = {M.Trade()}
+        for _ in range(samples):
+            found.add(random_trade(state, p, rng, ed))
+        return list(found)
+    return []
+
+
+def _product(options):
+    result = [()]
+    for opts in options:
+        result = [r + (o,) for r in result for o in opts]
+    return result
+
+
+def _eligible_turtles(state: State, p: int, category: str, ed: Edition) -> list[str]:
+    owned = {t["type"] for t in state.players[p].turtles}
+    have = rules._turtle_count(state, p, category)
+    return [tid for tid, spec in ed.turtle_types.items()
+            if spec["category"] == category and tid not in owned and have >= spec["threshold"] and state.turtle_stacks[tid]]
+
+
+def unaccounted_cards(state: State, ed: Edition) -> list[str]:
+    """Mask cards whose place is not known: they must be among the face-down unknown cards."""
+    known = Counter(c for c in state.mask_deck + state.mask_discard if c is not None)
+    for pl in state.players:
+        known.update(c for c in pl.hand + pl.played if c is not None)
+    return [c for c in ed.mask_cards if not known[c]]
+
+
+def _mask_moves(state: State, p: int, ed: Edition) -> list:
+    out = []
+    for source, pile in (("deck", state.mask_deck or state.mask_discard), ("discard", state.mask_discard)):
+        if not pile or (source == "deck" and not state.mask_deck and not state.mask_discard):
+            continue
+        top = pile[-1] if source == "discard" or state.mask_deck else None
+        card = top if top is not None else (unaccounted_cards(state, ed) or [None])[0]
+        given = None if top is not None else card
+        out.append(M.MaskCeremony(source, given))
+        hand = [c for c in state.players[p].hand if c is not None] + ([card] if card else [])
+        for space in ed.mask_spaces.values():
+            if state.mask_space_holder(space.id) is None:
+                cards = _cards_for(space.pattern, hand, ed)
+                if cards:
+                    out.append(M.MaskCeremony(source, given, space.id, cards))
+    return out
+
+
+def _cards_for(pattern, hand, ed: Edition):
+    """One set of cards from ``hand`` that matches a space's pattern, or None."""
+    by_type: dict[str, list[str]] = {}
+    for c in hand:
+        by_type.setdefault(ed.mask_cards[c].mask, []).append(c)
+    groups = sorted(by_type.values(), key=len, reverse=True)
+    chosen, used = [], 0
+    for need in pattern:
+        while used < len(groups) and len(groups[used]) < need:
+            used += 1
+        if used >= len(groups):
+            return None
+        chosen += groups[used][:need]
+        used += 1
+    return tuple(chosen)
+
+
+def _restore_moves(state: State) -> list:
+    player = state.players[state.current]
+    out = [M.Restore(order=tuple(player.below))]
+    takes = [t for t in state.display if t is not None] + player.set_aside
+    for aside in player.below:
+        for take in takes:
+            tiles = [t for t in player.below if t != aside] + [take]
+            out.append(M.Restore(aside, take, tuple(tiles)))
+    return out
+
+
+# ---- the random player -------------------------------------------------------------------------------------
+def random_move_action(state: State, p: int, n: int, rng: random.Random, ed: Edition) -> M.Move:
+    """A random legal Move of up to ``n`` steps, built step by step on a scratch view of the map."""
+    view = rules._View(state, scratch=True)
+    topo = ed.map_for(state.n)
+    steps = []
+    extra = state.options.attack_on_entry_extra_step
+    budget = n
+    for _ in range(rng.randint(1, n) if n else 0):
+        sources = [tid for tid in state.territories if view.territory(tid).guards[p] > 0]
+        if not sources:
+            break
+        frm = rng.choice(sources)
+        options = []
+        for to in (frm, *topo.neighbours[frm]):
+            t = view.territory(to)
+            if t.home_of is not None and t.home_of != p:
+                continue
+            entering = to != frm
+            attack_cost = 2 if (entering and extra) else 1
+            if entering:
+                options.append(M.Step(frm, to, "guard"))
+            if t.home_of is None:
+                for i, pa in enumerate(t.pas):
+                    if pa.empty:
+                        options.append(M.Step(frm, to, "outpost", pa=i))
+                    elif pa.owner != p and t.guards[pa.owner] == 0 and attack_cost <= budget:
+                        options.append(M.Step(frm, to, "attack_pa", pa=i))
+            if attack_cost <= budget:
+                for q in range(state.n):
+                    if q != p and t.guards[q] > 0:
+                        options.append(M.Step(frm, to, "attack_guard", target=q))
+        if not options:
+            break
+        step = rng.choice(options)
+        cost = 2 if (extra and step.place.startswith("attack") and step.to != step.frm) else 1
+        if cost > budget:
+            break
+        rules._resolve_steps(view, p, (step,), cost, [], ed)
+        steps.append(step)
+        budget -= cost
+    return M.Move(tuple(steps))
+
+
+def random_trade(state: State, p: int, rng: random.Random, ed: Edition) -> M.Trade:
+    """A Trade that exchanges towards a random progress tile, buys it if it can, then maybe buys points."""
+    player = state.players[p]
+    res = dict(player.resources)
+    canoes = state.canoes_in_play(p)
+    exchanges = []
+    purchase = None
+    rows = [(lvl, t) for lvl, row in state.progress_rows.items() for t in row]
+    if rows:
+        level, tile = rng.choice(rows)
+        pay, swaps = _plan_payment(level, res, canoes, ed)
+        if pay is not None:
+            for give, get in swaps:
+                res[give] -= 1
+                res[get] += 1
+            exchanges = swaps
+            for r in pay:
+                res[r] -= 1
+            prog = ed.progress[tile]
+            options = rules.purchase_track_options(player.tracks, prog.category, prog.economic, ed.cap)
+            purchase = M.Purchase(tile, tuple(pay), rng.choice(options) if len(options) > 1 else None)
+    if not exchanges and canoes and rng.random() < 0.3:
+        spare = [r for r in RESOURCES if res[r] > 0]
+        if spare:
+            give = rng.choice(spare)
+            get = rng.choice([r for r in RESOURCES if r != give])
+            res[give] -= 1
+            res[get] += 1
+            exchanges = [(give, get)]
+    card = victim = None
+    if exchanges:
+        top = state.mask_deck[-1] if state.mask_deck else None
+        if top is None:
+            pool = unaccounted_cards(state, ed)
+            card = rng.choice(pool) if pool else None
+        reveal = top or card
+        if reveal is not None and ed.mask_cards[reveal].infected:
+            victim = _random_victim(state, p, rng)
+    points = ()
+    if rng.random() < 0.6:
+        have = [r for r in RESOURCES if res[r] > 0]
+        points = tuple(rng.sample(have, rng.randint(0, len(have)))) if have else ()
+    return M.Trade(tuple(exchanges), card, victim, (purchase,) if purchase else (), points)
+
+
+def _plan_payment(level: int, res: dict, canoes: int, ed: Edition):
+    """The payment for a tile of ``level`` and the exchanges (at most ``canoes``) needed to afford it."""
+    price = ed.prices[level]
+    res = dict(res)
+    need = Counter({"leather": price["leather"], "fish": price["fish"]})
+    veg_n = price["vegetables"]
+    if price["different_vegetables"]:
+        vegs = sorted(VEGETABLES, key=lambda v: -res[v])[:veg_n]
+    else:
+        vegs = [max(VEGETABLES, key=lambda v: res[v])] * veg_n
+    need.update(vegs)
+    deficit = [r for r, k in need.items() for _ in range(max(0, k - res[r]))]
+    surplus = [r for r in RESOURCES for _ in range(max(0, res[r] - need[r]))]
+    if len(deficit) > canoes or len(deficit) > len(surplus):
+        return None, []
+    swaps = list(zip(surplus, deficit))
+    pay = [r for r, k in need.items() for _ in range(k)]
+    return pay, swaps
+
+
+def _random_victim(state: State, p: int, rng: random.Random) -> M.Victim | None:
+    options = []
+    for tid, t in state.territories.items():
+        if state.options.smallpox_from_home_only and t.home_of != p:
+            continue
+        if t.guards[p]:
+            options.append(M.Victim(tid))
+        for i, pa in enumerate(t.pas):
+            if pa.owner == p and pa.count > 0:
+                options.append(M.Victim(tid, i))
+    return rng.choice(options) if options else None
+
+
+def random_move(state: State, rng: random.Random, edition: Edition | None = None):
+    """One legal move for the player to decide, chosen the way a casual player might."""
+    ed = edition or load_edition()
+    if state.phase == "restore":
+        return _random_restore(state, rng)
+    p = state.current
+    player = state.players[p]
+    turn = state.turn
+    if turn.placed is None:
+        if rng.random() < 0.15:
+            free = [m for m in _free_moves(state, p) if isinstance(m, M.Transfer) and m.replace]
+            if free:
+                return rng.choice(free)
+        slots = rules.legal_activation_slots(player)
+        if not player.reserved and (not slots or rng.random() < 1.0 / player.sages):
+            return M.ReserveTurnOrder()
+        return M.Activate(slot_of(rng.choice(slots)))
+    if turn.placed == "tile":
+        for a in turn.pending[turn.cursor:]:
+            if rng.random() < 0.1:
+                continue  # a skipped action is given up (W-TURN-1)
+            move = _random_action(state, p, a, rng, ed)
+            if move is not None:
+                return move
+    return M.EndTurn()
+
+
+def _random_action(state: State, p: int, action, rng, ed: Edition):
+    kind = action.kind
+    if kind == "move":
+        move = random_move_action(state, p, action.n, rng, ed)
+        return move if move.steps else None
+    if kind == "trade":
+        return random_trade(state, p, rng, ed)
+    if kind == "military":
+        claims = []
+        for cat in ("women", "hunters", "canoes"):
+            eligible = _eligible_turtles(state, p, cat, ed)
+            if eligible:
+                claims.append(rng.choice(eligible))
+        return M.Military(tuple(claims))
+    if kind == "mask":
+        options = _mask_moves(state, p, ed)
+        playing = [m for m in options if m.space]
+        if playing and rng.random() < 0.8:
+            return max(playing, key=lambda m: ed.mask_spaces[m.space].points)
+        return rng.choice(options) if options else None
+    options = _action_moves(state, p, action, rng, 1, ed)
+    return rng.choice(options) if options else None
+
+
+def _random_restore(state: State, rng: random.Random) -> M.Restore:
+    player = state.players[state.current]
+    tiles = list(player.below)
+    aside = take = None
+    takes = [t for t in state.display if t is not None] + player.set_aside
+    if takes and rng.random() < 0.5:
+        aside = rng.choice(tiles)
+        take = rng.choice(takes)
+        tiles.remove(aside)
+        tiles.append(take)
+    rng.shuffle(tiles)
+    return M.Restore(aside, take, tuple(tiles))
+
+
+def play_random_game(players=("Ringo", "Paul", "John", "George"), seed: int = 0, validate: bool = True,
+                     on_move=None, edition: Edition | None = None):
+    """Set up and play a whole game with the random player; returns (final state, moves played)."""
+    from assistant.wendake.setup import new_game
+
+    ed = edition or load_edition()
+    rng = random.Random(seed)
+    state = new_game(list(players), seed=seed, edition=ed)
+    played = []
+    while state.phase != "over":
+        move = random_move(state, rng, ed)
+        if on_move is not None:
+            on_move(state, move)
+        rules.apply(state, move, ed, validate=validate)
+        played.append(move)
+    return state, played

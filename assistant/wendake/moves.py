@@ -1,0 +1,262 @@
+"""Wendake's moves: every decision a player makes, as a typed, immutable value with its parameters.
+
+A turn (W-RND-3) is a short sequence of moves by one player:
+  free moves (Transfer, Swap) at any point of the turn outside an action, then exactly one placement
+  (Activate or ReserveTurnOrder), then the activated tile's actions top to bottom (each optional; one that
+  is skipped is given up), then EndTurn.
+The restore phase asks each player, in the new turn order, for one Restore move (W-RES-4).
+
+Hidden or random outcomes (a drawn mask card, the smallpox blanket, the order of shuffled tiles, the tile
+that refills the display) are parameters of the move: at a real table the box supplies them. Where the
+engine already knows the outcome (a simulated box), a parameter left as None takes it.
+
+Each move converts to JSON as ``{"type": <name>, ...fields}``; grid slots are ``[row, col]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import ClassVar, Union
+
+Slot = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Activate:
+    """Place an action marker on a grid tile and activate it (W-TURN-1, line rule W-LINE-2)."""
+
+    slot: Slot
+    type: ClassVar[str] = "activate"
+
+
+@dataclass(frozen=True, slots=True)
+class ReserveTurnOrder:
+    """Place the marker on the leftmost empty turn-order space (W-TO-1)."""
+
+    type: ClassVar[str] = "reserve_turn_order"
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """Finish the turn; any actions of the tile left unresolved are given up."""
+
+    type: ClassVar[str] = "end_turn"
+
+
+@dataclass(frozen=True, slots=True)
+class Canoe:
+    """W-ACT-2: put a canoe from the reserve on a lake."""
+
+    lake: str
+    type: ClassVar[str] = "canoe"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a Move (W-MOV-2, W-FIGHT).
+
+    ``frm`` is the territory where the moving warrior stands as a guard; ``to`` is that same territory or an
+    adjacent one. ``place`` says what the step does there:
+      "guard"        stand as a guard in ``to`` (``to`` must be adjacent);
+      "outpost"      lie as an outpost in the empty productive area ``pa`` of ``to``;
+      "attack_guard" attack a guard of player ``target`` in ``to``: both are injured (W-FIGHT-2);
+      "attack_pa"    attack the occupant of productive area ``pa`` in ``to`` (W-FIGHT-3).
+    """
+
+    frm: str
+    to: str
+    place: str
+    pa: int | None = None
+    target: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """W-ACT-3: up to N steps shared among the player's guards, resolved in the order given."""
+
+    steps: tuple[Step, ...]
+    type: ClassVar[str] = "move"
+
+
+@dataclass(frozen=True, slots=True)
+class Harvest:
+    """W-ACT-4."""
+
+    type: ClassVar[str] = "harvest"
+
+
+@dataclass(frozen=True, slots=True)
+class Hunt:
+    """W-ACT-5."""
+
+    type: ClassVar[str] = "hunt"
+
+
+@dataclass(frozen=True, slots=True)
+class TanPelts:
+    """W-ACT-6: all beavers become leather."""
+
+    type: ClassVar[str] = "tan"
+
+
+@dataclass(frozen=True, slots=True)
+class Fish:
+    """W-ACT-7."""
+
+    type: ClassVar[str] = "fish"
+
+
+@dataclass(frozen=True, slots=True)
+class Military:
+    """W-ACT-8: claim turtle tiles (type ids such as "women-4"), then score majorities."""
+
+    turtles: tuple[str, ...] = ()
+    type: ClassVar[str] = "military"
+
+
+@dataclass(frozen=True, slots=True)
+class MaskCeremony:
+    """W-ACT-9: draw from "deck" or "discard" (``card`` is the card drawn; ``flip`` the deck card turned up
+    when the last discard is taken), then optionally play ``cards`` from hand onto the empty ``space``."""
+
+    source: str
+    card: str | None = None
+    space: str | None = None
+    cards: tuple[str, ...] = ()
+    flip: str | None = None
+    type: ClassVar[str] = "mask"
+
+
+@dataclass(frozen=True, slots=True)
+class Victim:
+    """The native a player gives up to smallpox (W-ACT-10b): a guard, or the occupant of a productive area."""
+
+    territory: str
+    pa: int | None = None  # None: a guard
+
+
+@dataclass(frozen=True, slots=True)
+class Purchase:
+    """Buy a face-up progress tile (W-ACT-10c), paying ``pay`` (resource names, one per resource given).
+    ``track`` chooses among tied Lowest/Highest tracks (W-PRG-2)."""
+
+    tile: str
+    pay: tuple[str, ...]
+    track: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Trade:
+    """W-ACT-10: (a) exchanges (give, get), (b) the smallpox card and victim, (c) purchase, (d) points."""
+
+    exchanges: tuple[tuple[str, str], ...] = ()
+    smallpox_card: str | None = None
+    victim: Victim | None = None
+    purchases: tuple[Purchase, ...] = ()
+    points: tuple[str, ...] = ()
+    type: ClassVar[str] = "trade"
+
+
+@dataclass(frozen=True, slots=True)
+class SacredFire:
+    """W-ACT-11: activate another tile of the grid; it takes the Fire marker."""
+
+    slot: Slot
+    type: ClassVar[str] = "sacred_fire"
+
+
+@dataclass(frozen=True, slots=True)
+class Ritual:
+    """W-ACT-12: bring natives (kinds) from the Long House Home, then score the smallest Home group."""
+
+    natives: tuple[str, ...] = ()
+    type: ClassVar[str] = "ritual"
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """W-XFER-2: an outpost goes Home as a guard; ``replace`` puts a woman or hunter from the Home stack
+    into the productive area it left."""
+
+    territory: str
+    pa: int
+    replace: bool = True
+    type: ClassVar[str] = "transfer"
+
+
+@dataclass(frozen=True, slots=True)
+class Swap:
+    """W-SWAP-1: spend a swap token to exchange two grid tiles that hold no action marker."""
+
+    a: Slot
+    b: Slot
+    type: ClassVar[str] = "swap"
+
+
+@dataclass(frozen=True, slots=True)
+class Restore:
+    """W-RES-4: optionally set aside one of the 3 tiles below the grid (``set_aside`` is its tile id) and
+    take a display tile or an own set-aside tile (``take``); ``order`` is the shuffled row 0, left to right;
+    ``refill`` is the tile that refills the display when a display tile was taken."""
+
+    set_aside: str | None = None
+    take: str | None = None
+    order: tuple[str, ...] = ()
+    refill: str | None = None
+    type: ClassVar[str] = "restore"
+
+
+WendakeMove = Union[Activate, ReserveTurnOrder, EndTurn, Canoe, Move, Harvest, Hunt, TanPelts, Fish, Military,
+                    MaskCeremony, Trade, SacredFire, Ritual, Transfer, Swap, Restore]
+MOVE_TYPES = {cls.type: cls for cls in WendakeMove.__args__}
+# The move types that resolve a printed action, by the action kind they resolve.
+ACTION_MOVES = {"canoe": Canoe, "move": Move, "harvest": Harvest, "hunt": Hunt, "tan": TanPelts, "fish": Fish,
+                "military": Military, "mask": MaskCeremony, "trade": Trade, "sacred_fire": SacredFire,
+                "ritual": Ritual}
+KIND_OF_MOVE = {cls: kind for kind, cls in ACTION_MOVES.items()}
+
+
+def _encode(value):
+    if isinstance(value, (Step, Victim, Purchase)):
+        return {f.name: _encode(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, tuple):
+        return [_encode(v) for v in value]
+    return value
+
+
+def move_to_json(move) -> dict:
+    out = {"type": move.type}
+    for f in fields(move):
+        out[f.name] = _encode(getattr(move, f.name))
+    return out
+
+
+_NESTED = {"steps": Step, "purchases": Purchase}
+
+
+def move_from_json(d: dict):
+    """Build a move from JSON; raises ValueError/TypeError/KeyError with the field at fault on bad input."""
+    if not isinstance(d, dict) or "type" not in d:
+        raise ValueError("a move must be an object with a 'type'")
+    cls = MOVE_TYPES.get(d["type"])
+    if cls is None:
+        raise ValueError(f"unknown move type {d['type']!r}; known: {', '.join(sorted(MOVE_TYPES))}")
+    kwargs = {}
+    names = {f.name for f in fields(cls)}
+    for key, value in d.items():
+        if key == "type":
+            continue
+        if key not in names:
+            raise ValueError(f"move {d['type']!r} has no field {key!r}")
+        if key in _NESTED:
+            value = tuple(_NESTED[key](**item) for item in value)
+        elif key == "victim" and value is not None:
+            value = Victim(**value)
+        elif key == "exchanges":
+            value = tuple(tuple(pair) for pair in value)
+        elif key in ("slot", "a", "b"):
+            value = tuple(value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        kwargs[key] = value
+    return cls(**kwargs)

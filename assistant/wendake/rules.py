@@ -1,0 +1,929 @@
+"""Wendake's legality and effects: ``check(state, move)`` and ``apply(state, move)``.
+
+``check`` returns every violation it finds; each names its rule ID from the spec (../shared/rules/wendake.md),
+says in plain words what is wrong and, where it can, what would have been legal. ``apply`` mutates the state
+deterministically (it checks first unless told not to) and then advances the turn, the phase and the year.
+
+Every move is made by ``state.current``: the player whose turn it is, or during the restore phase the
+player whose tile choice is due (W-RES-4).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from assistant.wendake import moves as M
+from assistant.wendake.edition import Edition, load_edition
+from assistant.wendake.state import (
+    ANIMALS, NATIVES, PA_NATIVE, RESOURCES, TRACKS, VEGETABLES, GridTile, PendingAction, State, Turn, slot_index,
+    slot_of,
+)
+
+LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
+LINES_THROUGH = {i: tuple(line for line in LINES if i in line) for i in range(9)}
+FREE_MOVES = (M.Transfer, M.Swap)
+TURN_MOVES = (M.Activate, M.ReserveTurnOrder, M.EndTurn)
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    rule: str
+    message: str
+    fix: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.message}" + (f" {self.fix}" if self.fix else "")
+
+    def to_json(self) -> dict:
+        return {"rule": self.rule, "message": self.message, "fix": self.fix}
+
+
+class IllegalMoveError(ValueError):
+    def __init__(self, violations: list[Violation]):
+        self.violations = violations
+        super().__init__("; ".join(str(v) for v in violations))
+
+
+def _ed(edition: Edition | None) -> Edition:
+    return edition if edition is not None else load_edition()
+
+
+def _slot_name(i: int) -> str:
+    r, c = slot_of(i)
+    return f"[{r}, {c}]"
+
+
+def _add_points(state: State, p: int, track: str, points: int, cap: int) -> int:
+    """Add points to a track, capped (W-SCR-5); returns the points actually gained."""
+    tracks = state.players[p].tracks
+    before = tracks[track]
+    tracks[track] = min(cap, before + points)
+    return tracks[track] - before
+
+
+# ---- line rule ---------------------------------------------------------------------------------------------
+def line_possible(markers, fire: int | None) -> bool:
+    """W-LINE-2 with W-ACT-11: some line holds every marked slot and not the Fire-marked one."""
+    if not markers:
+        return any(fire not in line for line in LINES)
+    return any(all(m in line for m in markers) and fire not in line for line in LINES_THROUGH[markers[0]])
+
+
+def legal_activation_slots(player) -> list[int]:
+    if len(player.markers) >= 3:
+        return []
+    taken = set(player.markers)
+    return [i for i in range(9) if i not in taken and i != player.fire
+            and line_possible(player.markers + [i], player.fire)]
+
+
+# ---- territory view used to resolve moves and smallpox, once for check and once for apply ----------------------
+class _View:
+    """The territories and Long Houses a move touches. ``scratch=True`` copies each on first touch so that
+    ``check`` can simulate without changing the state; otherwise it works on the state itself."""
+
+    __slots__ = ("state", "scratch", "terr", "lh")
+
+    def __init__(self, state: State, scratch: bool):
+        self.state, self.scratch, self.terr, self.lh = state, scratch, {}, {}
+
+    def territory(self, tid: str):
+        if not self.scratch:
+            return self.state.territories[tid]
+        t = self.terr.get(tid)
+        if t is None:
+            t = self.terr[tid] = self.state.territories[tid].copy()
+        return t
+
+    def long_house(self, p: int) -> dict:
+        if not self.scratch:
+            return self.state.players[p].long_house
+        lh = self.lh.get(p)
+        if lh is None:
+            lh = self.lh[p] = dict(self.state.players[p].long_house)
+        return lh
+
+    def injure(self, owner: int, native: str) -> None:
+        self.long_house(owner)[native] += 1
+
+
+def _resolve_steps(view: _View, p: int, steps, budget: int, v: list, ed: Edition) -> None:
+    """Resolve a Move's steps in order (W-MOV, W-FIGHT), collecting violations in ``v``; stops at the first."""
+    state = view.state
+    options = state.options
+    topo = ed.map_for(state.n)
+    spent = 0
+    for k, s in enumerate(steps, 1):
+        where = f"step {k} ({s.frm} -> {s.to})"
+        if s.frm not in state.territories or s.to not in state.territories:
+            bad = s.frm if s.frm not in state.territories else s.to
+            v.append(Violation("W-TERM-2", f"{where}: {bad!r} is not a territory of this map."))
+            return
+        src = view.territory(s.frm)
+        if src.guards[p] < 1:
+            v.append(Violation(
+                "W-MOV-1", f"{where}: you have no guard standing in {s.frm}. Only standing warriors move; outposts never do.",
+                "Start each step from a territory where you have a guard."))
+            return
+        entering = s.to != s.frm
+        if entering and s.to not in topo.neighbours[s.frm]:
+            v.append(Violation("W-MOV-2", f"{where}: {s.to} is not next to {s.frm} across land; warriors never cross lakes or rivers (W-TERM-2).",
+                               f"From {s.frm} a warrior can reach {', '.join(sorted(topo.neighbours[s.frm])) or 'nothing'}."))
+            return
+        dst = view.territory(s.to)
+        if entering and dst.home_of is not None and dst.home_of != p:
+            v.append(Violation("W-TERM-3", f"{where}: {s.to} is {state.players[dst.home_of].name}'s Home; no opponent may ever enter it."))
+            return
+        cost = 2 if (entering and s.place.startswith("attack") and options.attack_on_entry_extra_step) else 1
+        spent += cost
+        if spent > budget:
+            v.append(Violation("W-ACT-3", f"{where}: this Move has only {budget} step(s); these steps need {spent} or more.",
+                                                 "Drop a step or use a tile with a bigger Move."))
+            return
+        if s.place == "guard":
+            if not entering:
+                v.append(Violation("W-MOV-2", f"{where}: a guard that stays in its territory can only become an outpost or attack."))
+                return
+            src.guards[p] -= 1
+            dst.guards[p] += 1
+        elif s.place == "outpost":
+            pa = _pa(dst, s, where, v)
+            if pa is None:
+                return
+            if dst.home_of is not None:
+                v.append(Violation("W-TERM-4", f"{where}: the productive areas of a Home hold its stacks; an outpost cannot lie there."))
+                return
+            if not pa.empty:
+                v.append(Violation("W-MOV-4", f"{where}: productive area {s.pa} of {s.to} is held by {state.players[pa.owner].name}; only one native fits, so you must attack it (W-FIGHT-3).",
+                                                     "Use place='attack_pa' to attack its occupant."))
+                return
+            src.guards[p] -= 1
+            pa.owner, pa.native, pa.count = p, "warrior", 1
+        elif s.place == "attack_guard":
+            t = s.target
+            if t is None or not 0 <= t < state.n or t == p or dst.guards[t] < 1:
+                name = state.players[t].name if t is not None and 0 <= t < state.n and t != p else "that player"
+                v.append(Violation("W-FIGHT-2", f"{where}: {name} has no guard in {s.to} to attack.",
+                                                     _guard_hint(state, dst, p)))
+                return
+            src.guards[p] -= 1
+            dst.guards[t] -= 1
+            view.injure(p, "warrior")
+            view.injure(t, "warrior")
+        elif s.place == "attack_pa":
+            pa = _pa(dst, s, where, v)
+            if pa is None:
+                return
+            owner = pa.owner
+            if pa.empty or owner == p:
+                v.append(Violation("W-FIGHT-3", f"{where}: productive area {s.pa} of {s.to} holds no opponent native to attack."))
+                return
+            if dst.home_of is not None:
+                v.append(Violation("W-FIGHT-1", f"{where}: natives in a Home can never be attacked."))
+                return
+            if dst.guards[owner] > 0:
+                v.append(Violation(
+                    "W-FIGHT-4", f"{where}: {state.players[owner].name} still has {dst.guards[owner]} guard(s) in {s.to}; guards must be removed before their productive areas can be attacked.",
+                    f"Attack the guards first with place='attack_guard', target={owner}."))
+                return
+            src.guards[p] -= 1
+            view.injure(owner, pa.native)
+            if pa.native == "warrior":
+                view.injure(p, "warrior")
+                pa.owner, pa.native, pa.count = None, None, 0
+            else:
+                pa.owner, pa.native, pa.count = p, "warrior", 1
+        else:
+            v.append(Violation("W-MOV-2", f"{where}: unknown place {s.place!r}; use guard, outpost, attack_guard or attack_pa."))
+            return
+
+
+def _pa(territory, s, where: str, v: list):
+    if s.pa is None or not 0 <= s.pa < len(territory.pas):
+        v.append(Violation("W-TERM-4", f"{where}: {s.to} has productive areas 0..{len(territory.pas) - 1}, not {s.pa}."))
+        return None
+    return territory.pas[s.pa]
+
+
+def _guard_hint(state: State, territory, p: int) -> str | None:
+    present = [state.players[q].name for q in range(state.n) if q != p and territory.guards[q] > 0]
+    return f"Guards there belong to: {', '.join(present)}." if present else "No opponent stands guard there."
+
+
+def _remove_native(view: _View, state: State, p: int, victim: M.Victim, v: list) -> None:
+    """Smallpox (W-ACT-10b): one of p's natives anywhere on the map goes to the Long House."""
+    if victim.territory not in state.territories:
+        v.append(Violation("W-ACT-10b", f"smallpox victim: {victim.territory!r} is not a territory."))
+        return
+    t = view.territory(victim.territory)
+    if state.options.smallpox_from_home_only and t.home_of != p:
+        v.append(Violation("W-ACT-10b", "smallpox victim: this game's option takes it from your Home only (002's reading)."))
+        return
+    if victim.pa is None:
+        if t.guards[p] < 1:
+            v.append(Violation("W-ACT-10b", f"smallpox victim: you have no guard in {victim.territory}."))
+            return
+        t.guards[p] -= 1
+        view.injure(p, "warrior")
+        return
+    if not 0 <= victim.pa < len(t.pas) or t.pas[victim.pa].owner != p or t.pas[victim.pa].empty:
+        v.append(Violation("W-ACT-10b", f"smallpox victim: productive area {victim.pa} of {victim.territory} holds none of your natives."))
+        return
+    pa = t.pas[victim.pa]
+    view.injure(p, pa.native)
+    pa.count -= 1
+    if pa.count == 0 and t.home_of is None:
+        pa.owner = pa.native = None
+
+
+def _has_native_on_map(state: State, p: int) -> bool:
+    return any(v for v in state.natives_on_map(p).values())
+
+
+# ---- check ---------------------------------------------------------------------------------------------------
+def check(state: State, move, edition: Edition | None = None) -> list[Violation]:
+    """Every violation of the rules that ``move`` would commit, made by ``state.current``; empty if legal."""
+    ed = _ed(edition)
+    v: list[Violation] = []
+    if state.phase == "over":
+        return [Violation("W-RND-1", "the game is over: 7 years have been played.")]
+    if isinstance(move, M.Restore):
+        if state.phase != "restore":
+            return [Violation("W-RES-4", "tiles are replaced only in the restore phase, after every player has placed 4 markers.")]
+        _check_restore(state, state.current, move, v)
+        return v
+    if state.phase == "restore":
+        return [Violation("W-RES-4", f"the restore phase is waiting for {state.players[state.current].name} to replace a tile (a Restore move).")]
+    p = state.current
+    turn = state.turn
+    player = state.players[p]
+    if isinstance(move, M.Activate):
+        _check_activate(state, player, turn, move, v)
+    elif isinstance(move, M.ReserveTurnOrder):
+        if turn.placed is not None:
+            v.append(Violation("W-RND-3", "you already placed a marker this turn; each turn places exactly one."))
+        elif player.reserved:
+            v.append(Violation("W-TO-2", "you already reserved a turn-order space this year; it is done exactly once per year.",
+                               _activation_hint(player)))
+    elif isinstance(move, M.EndTurn):
+        if turn.placed is None:
+            v.append(Violation("W-RND-3", "a turn must place one marker: activate a tile or reserve turn order before ending it.",
+                               _placement_hint(player)))
+    elif isinstance(move, M.Transfer):
+        _check_transfer(state, p, move, v)
+    elif isinstance(move, M.Swap):
+        _check_swap(player, move, v)
+    else:
+        kind = M.KIND_OF_MOVE.get(type(move))
+        if kind is None:
+            return [Violation("W-RND-3", f"{type(move).__name__} is not a Wendake move.")]
+        index = _pending_index(turn, kind)
+        if index is None:
+            open_kinds = [a.kind for a in turn.pending[turn.cursor:]] if turn.placed == "tile" else []
+            where = "no tile has been activated this turn" if turn.placed != "tile" else (
+                f"the activated tile has no open {kind} action" + (f" (open, top to bottom: {', '.join(open_kinds)})" if open_kinds else " (none left)"))
+            return [Violation("W-TURN-1", f"{kind} cannot be performed: {where}. Actions come only from the activated tile, top to bottom, each once.")]
+        CHECKERS[kind](state, p, move, turn.pending[index], v, ed)
+    return v
+
+
+def _pending_index(turn: Turn | None, kind: str) -> int | None:
+    if turn is None or turn.placed != "tile":
+        return None
+    for i in range(turn.cursor, len(turn.pending)):
+        if turn.pending[i].kind == kind:
+            return i
+    return None
+
+
+def _activation_hint(player) -> str | None:
+    slots = legal_activation_slots(player)
+    return ("Legal tiles now: " + ", ".join(_slot_name(i) for i in slots) + ".") if slots else None
+
+
+def _placement_hint(player) -> str:
+    parts = []
+    slots = legal_activation_slots(player)
+    if slots:
+        parts.append("activate one of " + ", ".join(_slot_name(i) for i in slots))
+    if not player.reserved:
+        parts.append("reserve turn order")
+    return "You can " + " or ".join(parts) + "." if parts else "You have no marker left."
+
+
+def _check_activate(state, player, turn, move, v):
+    if turn.placed is not None:
+        v.append(Violation("W-RND-3", "you already placed a marker this turn; each turn places exactly one."))
+        return
+    if not _valid_slot(move.slot):
+        v.append(Violation("W-LINE-1", f"slot {move.slot} is not on the 3x3 grid; use [row, col] with 0..2."))
+        return
+    i = slot_index(move.slot)
+    if len(player.markers) >= 3:
+        v.append(Violation("W-RND-3", "you have already activated 3 tiles this year; your last marker must reserve turn order."))
+        return
+    if i in player.markers:
+        v.append(Violation("W-TURN-1", f"tile {_slot_name(i)} already holds an action marker this year.", _activation_hint(player)))
+        return
+    if i == player.fire:
+        v.append(Violation("W-ACT-11", f"tile {_slot_name(i)} carries the Sacred Fire marker and cannot be picked again this year.", _activation_hint(player)))
+        return
+    if not line_possible(player.markers + [i], player.fire):
+        marked = ", ".join(_slot_name(m) for m in player.markers)
+        v.append(Violation("W-LINE-2", f"tile {_slot_name(i)} is not in a line (row, column or diagonal) with this year's tiles {marked}"
+                           + (" that avoids the Sacred Fire tile" if player.fire is not None else "") + ".",
+                           _activation_hint(player)))
+
+
+def _valid_slot(slot) -> bool:
+    return (isinstance(slot, tuple) and len(slot) == 2 and all(isinstance(x, int) and 0 <= x <= 2 for x in slot))
+
+
+def _check_transfer(state, p, move, v):
+    t = state.territories.get(move.territory)
+    if t is None or not isinstance(move.pa, int) or not 0 <= move.pa < len(t.pas):
+        v.append(Violation("W-XFER-2", f"there is no productive area {move.pa} in {move.territory!r}."))
+        return
+    pa = t.pas[move.pa]
+    if pa.owner != p or pa.native != "warrior":
+        v.append(Violation("W-XFER-2", f"productive area {move.pa} of {move.territory} holds none of your outposts; only outposts are transferred, and women or hunters never leave voluntarily (W-XFER-3)."))
+        return
+    if move.replace:
+        need = PA_NATIVE[pa.kind]
+        if state.home_counts(p)[need] < 1:
+            v.append(Violation("W-XFER-2", f"your Home has no {need} left to put in the productive area.", "Transfer with replace=false to leave it empty."))
+
+
+def _check_swap(player, move, v):
+    if player.swap_tokens < 1:
+        v.append(Violation("W-SWAP-1", "you have no swap token left; each is used once per game."))
+        return
+    if not (_valid_slot(move.a) and _valid_slot(move.b)) or move.a == move.b:
+        v.append(Violation("W-SWAP-1", "a swap exchanges two different grid slots given as [row, col]."))
+        return
+    a, b = slot_index(move.a), slot_index(move.b)
+    if a in player.markers or b in player.markers:
+        v.append(Violation("W-SWAP-1", "tiles with an action marker on them cannot be swapped."))
+        return
+    fire = b if player.fire == a else a if player.fire == b else player.fire
+    if not line_possible(player.markers, fire):
+        v.append(Violation("W-LINE-4", "this swap would leave no legal line for this year's markers (the Sacred Fire tile would sit in the line you must complete)."))
+
+
+def _check_canoe(state, p, move, pending, v, ed):
+    if state.players[p].canoe_reserve < 1:
+        v.append(Violation("W-ACT-2", "all 5 of your canoes are already on lakes."))
+    if move.lake not in state.lakes:
+        v.append(Violation("W-ACT-2", f"{move.lake!r} is not a lake on this map.", "Lakes: " + ", ".join(sorted(state.lakes)) + "."))
+
+
+def _check_move(state, p, move, pending, v, ed):
+    if not move.steps:
+        return
+    _resolve_steps(_View(state, scratch=True), p, move.steps, pending.n, v, ed)
+
+
+def _check_nothing(state, p, move, pending, v, ed):
+    return
+
+
+def _check_military(state, p, move, pending, v, ed):
+    player = state.players[p]
+    owned = {t["type"] for t in player.turtles}
+    seen = set()
+    for tid in move.turtles:
+        spec = ed.turtle_types.get(tid)
+        if spec is None:
+            v.append(Violation("W-TUR-3", f"{tid!r} is not a turtle type; types are like 'women-3' or 'canoes-5'."))
+            continue
+        cat = spec["category"]
+        if cat in seen:
+            v.append(Violation("W-TUR-3", f"one Military action gives at most 1 turtle tile per category; you claimed two {cat} tiles."))
+        seen.add(cat)
+        if tid in owned:
+            v.append(Violation("W-TUR-4", f"you already own a {tid} turtle; nobody owns two of the same type."))
+        have = _turtle_count(state, p, cat)
+        if have < spec["threshold"]:
+            v.append(Violation("W-TUR-2", f"{tid} needs {spec['threshold']} {cat} but you have {have}"
+                               + (" in productive areas (outposts do not count)" if cat != "canoes" else " in play") + "."))
+        if not state.turtle_stacks.get(tid):
+            v.append(Violation("W-TUR-5", f"the {tid} stack is empty."))
+
+
+def _turtle_count(state: State, p: int, category: str) -> int:
+    if category == "canoes":
+        return state.canoes_in_play(p)
+    return state.occupied_pas(p, "woman" if category == "women" else "hunter")
+
+
+def _check_mask(state, p, move, pending, v, ed):
+    player = state.players[p]
+    if move.source not in ("deck", "discard"):
+        v.append(Violation("W-ACT-9", f"draw from 'deck' or 'discard', not {move.source!r}."))
+        return
+    pile = state.mask_deck if move.source == "deck" else state.mask_discard
+    if move.source == "deck" and not pile and not state.mask_discard:
+        v.append(Violation("W-ACT-9", "both the deck and the discard pile are empty."))
+        return
+    if move.source == "discard" and not pile:
+        v.append(Violation("W-ACT-9", "the discard pile is empty; draw from the deck."))
+        return
+    top = pile[-1] if pile else None
+    if move.card is not None:
+        if move.card not in ed.mask_cards:
+            v.append(Violation("W-ACT-9", f"{move.card!r} is not a mask card."))
+            return
+        if top is not None and move.card != top:
+            v.append(Violation("W-ACT-9", f"the top card of the {move.source} is {top}, not {move.card}."))
+            return
+    drawn = move.card if move.card is not None else top
+    if move.space is None:
+        if move.cards:
+            v.append(Violation("W-ACT-9", "cards are played only onto a ceremony space; name the space."))
+        return
+    space = ed.mask_spaces.get(move.space)
+    if space is None:
+        v.append(Violation("W-ACT-9", f"{move.space!r} is not a ceremony space.", "Spaces: " + ", ".join(ed.mask_spaces) + "."))
+        return
+    holder = state.mask_space_holder(move.space)
+    if holder is not None:
+        who = "your own disk" if holder == p else f"{state.players[holder].name}'s disk"
+        v.append(Violation("W-ACT-9.2", f"space {move.space} is occupied by {who}; only an empty space can be used.",
+                           _free_spaces_hint(state, ed)))
+        return
+    hand = Counter(player.hand)
+    hand[drawn] += 1
+    need = Counter(move.cards)
+    if any(c is None for c in move.cards) or any(hand[c] < k for c, k in need.items()):
+        v.append(Violation("W-ACT-9.1", "you can play only cards in your hand (cards played this year cannot be used again).",
+                           "Your hand: " + ", ".join(str(c) for c in player.hand + [drawn]) + "."))
+        return
+    groups = tuple(sorted(Counter(ed.mask_cards[c].mask for c in move.cards).values(), reverse=True))
+    if groups != space.pattern:
+        v.append(Violation("W-ACT-9", f"space {move.space} needs {_pattern_text(space.pattern)}; the cards played show {_pattern_text(groups)}.",
+                           "Play exactly the cards the space asks for and keep the rest."))
+
+
+def _pattern_text(pattern) -> str:
+    if not pattern:
+        return "no cards"
+    if all(g == 1 for g in pattern):
+        return f"{len(pattern)} different masks"
+    return " + ".join(f"{g} identical" if g > 1 else "1 other" for g in pattern)
+
+
+def _free_spaces_hint(state, ed) -> str:
+    free = [s for s in ed.mask_spaces if state.mask_space_holder(s) is None]
+    return "Empty spaces: " + (", ".join(free) if free else "none") + "."
+
+
+def price_of(level: int, ed: Edition) -> dict:
+    return ed.prices[level]
+
+
+def payment_matches(level: int, pay, ed: Edition) -> bool:
+    """W-ACT-10c: the payment is exactly the price of a progress tile of that level."""
+    price = ed.prices[level]
+    count = Counter(pay)
+    if count["leather"] != price["leather"] or count["fish"] != price["fish"]:
+        return False
+    veg = [r for r in pay if r in VEGETABLES]
+    if len(veg) != price["vegetables"] or len(veg) + price["leather"] + price["fish"] != len(pay):
+        return False
+    return not price["different_vegetables"] or len(set(veg)) == len(veg)
+
+
+def _row_of(state: State, tile: str) -> int | None:
+    for level, row in state.progress_rows.items():
+        if tile in row:
+            return level
+    return None
+
+
+def purchase_track_options(tracks: dict, category: str, economic_gain: int, cap: int) -> list[str]:
+    """W-PRG-2 step 2: which tracks may receive K, after E has gone on Economic."""
+    if category in ("military", "ritual", "mask"):
+        return [category]
+    after = dict(tracks)
+    after["economic"] = min(cap, after["economic"] + economic_gain)
+    target = min(after.values()) if category == "lowest" else max(after.values())
+    return [t for t in TRACKS if after[t] == target]
+
+
+def _check_trade(state, p, move, pending, v, ed):
+    player = state.players[p]
+    res = dict(player.resources)
+    limit = state.canoes_in_play(p)
+    if len(move.exchanges) > limit:
+        v.append(Violation("W-ACT-10a", f"you made {len(move.exchanges)} exchanges but have {limit} canoe(s) in play; each canoe allows one.",
+                           "Place canoes first, or exchange less."))
+    for give, get in move.exchanges:
+        if give not in RESOURCES or get not in RESOURCES:
+            v.append(Violation("W-TERM-5", f"exchange {give}->{get}: only leather, fish, corn, beans and pumpkins are exchanged; beavers never are."))
+            return
+        if give == get:
+            v.append(Violation("W-ACT-10a", f"exchange {give}->{get} swaps a resource for itself."))
+            return
+        if res[give] < 1:
+            v.append(Violation("W-ACT-10a", f"exchange {give}->{get}: you have no {give} left to give."))
+            return
+        res[give] -= 1
+        res[get] += 1
+    view = _View(state, scratch=True)
+    if move.exchanges:
+        if not state.mask_deck and not state.mask_discard:
+            v.append(Violation("W-ACT-10b", "there is no mask card left to reveal for the smallpox check."))
+        elif state.mask_deck and state.mask_deck[-1] is not None and move.smallpox_card not in (None, state.mask_deck[-1]):
+            v.append(Violation("W-ACT-10b", f"the top card of the deck is {state.mask_deck[-1]}, not {move.smallpox_card}."))
+        card = move.smallpox_card if move.smallpox_card is not None else (state.mask_deck[-1] if state.mask_deck else None)
+        if card is not None and card not in ed.mask_cards:
+            v.append(Violation("W-ACT-10b", f"{card!r} is not a mask card."))
+        elif card is None:
+            v.append(Violation("W-ACT-10b", "name the mask card revealed for the smallpox check (smallpox_card)."))
+        elif ed.mask_cards[card].infected:
+            if move.victim is None:
+                if _has_native_on_map(state, p):
+                    v.append(Violation("W-ACT-10b", f"the blanket on {card} is infected: one of your natives on the map must go to your Long House.",
+                                       "Name it as victim (territory, and pa for a productive area)."))
+            else:
+                _remove_native(view, state, p, move.victim, v)
+        elif move.victim is not None:
+            v.append(Violation("W-ACT-10b", f"the blanket on {card} is clean; nobody is removed."))
+    elif move.smallpox_card is not None or move.victim is not None:
+        v.append(Violation("W-ACT-10b", "the smallpox check happens only after at least one exchange."))
+    if len(move.purchases) > 1:
+        v.append(Violation("W-ACT-10c", "a Trade buys at most 1 progress tile."))
+    tracks = dict(player.tracks)
+    for buy in move.purchases:
+        level = _row_of(state, buy.tile)
+        if level is None:
+            v.append(Violation("W-ACT-10c", f"{buy.tile} is not face up in a progress row."))
+            continue
+        if not payment_matches(level, buy.pay, ed):
+            price = ed.prices[level]
+            veg = f"{price['vegetables']} {'different ' if price['different_vegetables'] else ''}vegetable(s)"
+            v.append(Violation("W-ACT-10c", f"a level {level} tile costs {price['leather']} leather + {price['fish']} fish + {veg}; you offered {', '.join(buy.pay) or 'nothing'}."))
+            continue
+        need = Counter(buy.pay)
+        short = [r for r, k in need.items() if res.get(r, 0) < k]
+        if short:
+            v.append(Violation("W-ACT-10c", f"you lack {', '.join(short)} to pay for {buy.tile}."))
+            continue
+        for r, k in need.items():
+            res[r] -= k
+        tile = ed.progress[buy.tile]
+        options = purchase_track_options(tracks, tile.category, tile.economic, ed.cap)
+        if buy.track is not None and buy.track not in options:
+            v.append(Violation("W-PRG-2", f"{tile.name}'s {tile.points} point(s) go on {' or '.join(options)}, not {buy.track}."))
+        elif buy.track is None and len(options) > 1:
+            v.append(Violation("W-PRG-2", f"your {tile.category} tracks are tied ({', '.join(options)}); choose one with track=."))
+        tracks["economic"] = min(ed.cap, tracks["economic"] + tile.economic)
+        chosen = buy.track or options[0]
+        tracks[chosen] = min(ed.cap, tracks[chosen] + tile.points)
+    if move.points:
+        if len(set(move.points)) != len(move.points) or any(r not in RESOURCES for r in move.points):
+            v.append(Violation("W-ACT-10d", "Economic points are bought with resources all of different types (at most 5); beavers never count."))
+        elif any(res[r] < 1 for r in move.points):
+            v.append(Violation("W-ACT-10d", "you do not have every resource you offered for Economic points (after the exchange and purchase)."))
+
+
+def _check_sacred_fire(state, p, move, pending, v, ed):
+    player = state.players[p]
+    if not _valid_slot(move.slot):
+        v.append(Violation("W-ACT-11", f"slot {move.slot} is not on the 3x3 grid."))
+        return
+    i = slot_index(move.slot)
+    if player.fire is not None:
+        v.append(Violation("W-ACT-11", "the Sacred Fire marker is already on a tile this year."))
+    elif i == state.turn.slot:
+        v.append(Violation("W-ACT-11", "the Sacred Fire cannot activate its own tile."))
+    elif i in player.markers:
+        v.append(Violation("W-ACT-11", f"tile {_slot_name(i)} already has an action marker this year; no tile is activated twice in a year."))
+    elif not line_possible(player.markers, i):
+        legal = [j for j in range(9) if j not in player.markers and line_possible(player.markers, j)]
+        v.append(Violation("W-ACT-11", f"tile {_slot_name(i)} belongs to every line you can still complete this year; the Fire-marked tile can never be one of them (W-LINE-3).",
+                           "Legal targets: " + ", ".join(_slot_name(j) for j in legal) + "."))
+
+
+def _check_ritual(state, p, move, pending, v, ed):
+    lh = state.players[p].long_house
+    need = min(2, sum(lh.values()))
+    if len(move.natives) != need:
+        v.append(Violation("W-ACT-12", f"Ritual brings exactly {need} native(s) home from your Long House (2, or all there are if fewer)."))
+        return
+    count = Counter(move.natives)
+    for kind, k in count.items():
+        if kind not in NATIVES or lh.get(kind, 0) < k:
+            v.append(Violation("W-ACT-12", f"your Long House has {lh.get(kind, 0)} {kind}(s); it holds " + ", ".join(f"{n} {kd}" for kd, n in lh.items()) + "."))
+
+
+CHECKERS = {"canoe": _check_canoe, "move": _check_move, "harvest": _check_nothing, "hunt": _check_nothing,
+            "tan": _check_nothing, "fish": _check_nothing, "military": _check_military, "mask": _check_mask,
+            "trade": _check_trade, "sacred_fire": _check_sacred_fire, "ritual": _check_ritual}
+
+
+def _check_restore(state, p, move, v):
+    player = state.players[p]
+    new = list(player.below)
+    if move.set_aside is None:
+        if move.take is not None:
+            v.append(Violation("W-RES-4", "a new tile is taken only in place of one set aside; name the tile you set aside."))
+            return
+    else:
+        if move.set_aside not in player.below:
+            v.append(Violation("W-RES-4", f"{move.set_aside} is not one of the 3 tiles below your grid ({', '.join(player.below)})."))
+            return
+        if move.take is None:
+            v.append(Violation("W-RES-4", "a set-aside tile must be replaced by a display tile or one of your own set-aside tiles."))
+            return
+        if move.take not in state.display and move.take not in player.set_aside:
+            v.append(Violation("W-RES-4", f"{move.take} is neither on the advanced display nor in your set-aside pile.",
+                               "Display: " + ", ".join(str(t) for t in state.display) + "."))
+            return
+        new.remove(move.set_aside)
+        new.append(move.take)
+        if move.take in state.display and state.advanced_pile and state.advanced_pile[-1] is not None \
+                and move.refill not in (None, state.advanced_pile[-1]):
+            v.append(Violation("W-RES-4", f"the display is refilled from the top of the pile, which is {state.advanced_pile[-1]}."))
+    if move.order and sorted(move.order) != sorted(new):
+        v.append(Violation("W-RES-4", "row 0 must hold exactly the 3 tiles below your grid after the replacement, in shuffled order: " + ", ".join(new) + "."))
+
+
+# ---- apply ---------------------------------------------------------------------------------------------------
+def apply(state: State, move, edition: Edition | None = None, validate: bool = True) -> State:
+    """Play ``move`` on ``state`` in place (checking it first unless ``validate`` is False) and return it."""
+    ed = _ed(edition)
+    if validate:
+        violations = check(state, move, ed)
+        if violations:
+            raise IllegalMoveError(violations)
+    if isinstance(move, M.Restore):
+        _apply_restore(state, move, ed)
+        return state
+    p = state.current
+    player = state.players[p]
+    turn = state.turn
+    if isinstance(move, M.Activate):
+        i = slot_index(move.slot)
+        player.markers.append(i)
+        player.sages -= 1
+        turn.placed, turn.slot = "tile", i
+        g = player.grid[i]
+        turn.pending = [PendingAction(a.kind, a.n, "tile") for a in ed.tiles[g.tile].face(g.side)]
+        turn.cursor = 0
+    elif isinstance(move, M.ReserveTurnOrder):
+        player.reserved = True
+        player.sages -= 1
+        turn.placed = "reserve"
+        state.turn_order_track.append(p)
+    elif isinstance(move, M.EndTurn):
+        _next_turn(state, ed)
+    elif isinstance(move, M.Transfer):
+        t = state.territories[move.territory]
+        pa = t.pas[move.pa]
+        home = state.territories[player.home]
+        home.guards[p] += 1
+        pa.owner = pa.native = None
+        pa.count = 0
+        if move.replace:
+            native = PA_NATIVE[pa.kind]
+            for hpa in home.pas:
+                if hpa.owner == p and hpa.native == native and hpa.count > 0:
+                    hpa.count -= 1
+                    break
+            pa.owner, pa.native, pa.count = p, native, 1
+    elif isinstance(move, M.Swap):
+        a, b = slot_index(move.a), slot_index(move.b)
+        player.grid[a], player.grid[b] = player.grid[b], player.grid[a]
+        if player.fire == a:
+            player.fire = b
+        elif player.fire == b:
+            player.fire = a
+        player.swap_tokens -= 1
+    else:
+        kind = M.KIND_OF_MOVE[type(move)]
+        index = _pending_index(turn, kind)
+        turn.cursor = index + 1
+        APPLIERS[kind](state, p, move, ed)
+    return state
+
+
+def _apply_canoe(state, p, move, ed):
+    state.players[p].canoe_reserve -= 1
+    state.lakes[move.lake][p] += 1
+
+
+def _apply_move(state, p, move, ed):
+    _resolve_steps(_View(state, scratch=False), p, move.steps, len(move.steps) * 2, [], ed)
+
+
+def _apply_harvest(state, p, move, ed):
+    res = state.players[p].resources
+    for t in state.territories.values():
+        for pa in t.pas:
+            if pa.owner == p and pa.native == "woman" and pa.count > 0:
+                res[pa.crop] += 1
+
+
+def _apply_hunt(state, p, move, ed):
+    state.players[p].beavers += state.occupied_pas(p, "hunter")
+
+
+def _apply_tan(state, p, move, ed):
+    player = state.players[p]
+    player.resources["leather"] += player.beavers
+    player.beavers = 0
+
+
+def _apply_fish(state, p, move, ed):
+    state.players[p].resources["fish"] += state.canoes_in_play(p)
+
+
+def _apply_military(state, p, move, ed):
+    player = state.players[p]
+    for tid in move.turtles:
+        hidden = state.turtle_stacks[tid].pop()
+        player.turtles.append({"type": tid, "hidden": hidden})
+    _add_points(state, p, "military", majorities(state, p), ed.cap)
+
+
+def majorities(state: State, p: int) -> int:
+    """W-ACT-8 b: territories (Home included) where p has strictly more guards than every other player."""
+    won = 0
+    for t in state.territories.values():
+        mine = t.guards[p]
+        if mine and all(mine > g for q, g in enumerate(t.guards) if q != p):
+            won += 1
+    return won
+
+
+def _draw(pile: list, given):
+    top = pile.pop()
+    return top if top is not None else given
+
+
+def _refill_deck_if_empty(state: State) -> None:
+    """W-ACT-9 a: when the deck runs out, the discard pile is shuffled into a new deck (order unknown)."""
+    if not state.mask_deck and state.mask_discard:
+        state.mask_deck = [None] * len(state.mask_discard)
+        state.mask_discard = []
+
+
+def _apply_mask(state, p, move, ed):
+    player = state.players[p]
+    if move.source == "deck":
+        _refill_deck_if_empty(state)
+        card = _draw(state.mask_deck, move.card)
+        _refill_deck_if_empty(state)
+        if not state.mask_discard and state.mask_deck:
+            state.mask_discard.append(_draw(state.mask_deck, move.flip))
+    else:
+        card = _draw(state.mask_discard, move.card)
+        if not state.mask_discard:
+            _refill_deck_if_empty(state)
+            if state.mask_deck:
+                state.mask_discard.append(_draw(state.mask_deck, move.flip))
+    player.hand.append(card)
+    if move.space is not None:
+        for c in move.cards:
+            player.hand.remove(c)
+            player.played.append(c)
+        player.mask_space = move.space
+        _add_points(state, p, "mask", ed.mask_spaces[move.space].points, ed.cap)
+
+
+def _apply_trade(state, p, move, ed):
+    player = state.players[p]
+    res = player.resources
+    for give, get in move.exchanges:
+        res[give] -= 1
+        res[get] += 1
+    if move.exchanges:
+        _refill_deck_if_empty(state)
+        card = _draw(state.mask_deck, move.smallpox_card)
+        if card is not None and ed.mask_cards[card].infected and move.victim is not None:
+            _remove_native(_View(state, scratch=False), state, p, move.victim, [])
+        state.mask_discard.append(card)
+    for buy in move.purchases:
+        level = _row_of(state, buy.tile)
+        state.progress_rows[level].remove(buy.tile)
+        for r in buy.pay:
+            res[r] -= 1
+        player.progress.append(buy.tile)
+        tile = ed.progress[buy.tile]
+        options = purchase_track_options(player.tracks, tile.category, tile.economic, ed.cap)
+        _add_points(state, p, "economic", tile.economic, ed.cap)
+        _add_points(state, p, buy.track or options[0], tile.points, ed.cap)
+    for r in move.points:
+        res[r] -= 1
+    _add_points(state, p, "economic", len(move.points), ed.cap)
+
+
+def _apply_sacred_fire(state, p, move, ed):
+    player = state.players[p]
+    i = slot_index(move.slot)
+    player.fire = i
+    g = player.grid[i]
+    turn = state.turn
+    turn.pending[turn.cursor:turn.cursor] = [PendingAction(a.kind, a.n, "fire") for a in ed.tiles[g.tile].face(g.side)]
+
+
+def _apply_ritual(state, p, move, ed):
+    player = state.players[p]
+    home = state.territories[player.home]
+    for kind in move.natives:
+        player.long_house[kind] -= 1
+        if kind == "warrior":
+            home.guards[p] += 1
+        else:
+            for pa in home.pas:
+                if pa.owner == p and pa.native == kind:
+                    pa.count += 1
+                    break
+    counts = state.home_counts(p)
+    _add_points(state, p, "ritual", min(counts.values()), ed.cap)
+
+
+APPLIERS = {"canoe": _apply_canoe, "move": _apply_move, "harvest": _apply_harvest, "hunt": _apply_hunt,
+            "tan": _apply_tan, "fish": _apply_fish, "military": _apply_military, "mask": _apply_mask,
+            "trade": _apply_trade, "sacred_fire": _apply_sacred_fire, "ritual": _apply_ritual}
+
+
+# ---- turn, restore and year sequencing ----------------------------------------------------------------------------
+def _next_turn(state: State, ed: Edition) -> None:
+    """W-RND-2: the next player in turn order with a marker left; when none has, the restore phase."""
+    order = state.turn_order
+    i = order.index(state.current)
+    for k in range(1, state.n + 1):
+        q = order[(i + k) % state.n]
+        if state.players[q].sages > 0:
+            state.current = q
+            state.turn = Turn(q)
+            return
+    _start_restore(state, ed)
+
+
+def _start_restore(state: State, ed: Edition) -> None:
+    state.turn = None
+    # W-RES-1 (2.A): the reservations give the new order at once.
+    state.turn_order = state.turn_order_track[:]
+    state.turn_order_track = []
+    for player in state.players:
+        # W-RES-2: flip every tile that held an action marker; the Fire-marked tile is not flipped.
+        for i in player.markers:
+            g = player.grid[i]
+            g.side = "ritual" if g.side == "action" else "action"
+        player.markers = []
+        player.fire = None
+        player.sages = 4
+        player.reserved = False
+    if state.year >= ed.years:  # W-RES-8, and the note on year 7: only 2.A can still change the result
+        state.phase = "over"
+        state.current = None
+        return
+    for player in state.players:
+        # W-RES-3: slide down one row; the bottom row leaves the grid, Action side up.
+        player.below = [g.tile for g in player.grid[6:9]]
+        player.grid[3:9] = player.grid[0:6]
+        player.grid[0:3] = [None, None, None]
+    state.phase = "restore"
+    state.restore_queue = state.turn_order[:]
+    state.current = state.restore_queue[0]
+
+
+def _apply_restore(state: State, move: M.Restore, ed: Edition) -> None:
+    p = state.current
+    player = state.players[p]
+    tiles = list(player.below)
+    if move.set_aside is not None:
+        tiles.remove(move.set_aside)
+        tiles.append(move.take)
+        if move.take in state.display:
+            state.display.remove(move.take)
+            if state.advanced_pile:
+                state.display.append(_draw(state.advanced_pile, move.refill))
+        else:
+            player.set_aside.remove(move.take)
+        player.set_aside.append(move.set_aside)
+    order = list(move.order) if move.order else tiles
+    player.grid[0:3] = [GridTile(t, "action") for t in order]
+    player.below = []
+    state.restore_queue.pop(0)
+    if state.restore_queue:
+        state.current = state.restore_queue[0]
+        return
+    if state.year == 3:  # W-RES-5: the Level 2 tiles replace the Level 1 display
+        state.display = [state.advanced_pile_l2.pop() for _ in range(min(ed.display_size, len(state.advanced_pile_l2)))]
+        state.advanced_pile = state.advanced_pile_l2
+        state.advanced_pile_l2 = []
+        state.advanced_level = 2
+    for player in state.players:
+        player.mask_space = None  # W-RES-6 (2.C)
+        player.hand.extend(player.played)
+        player.played = []
+        player.progress_used = []  # W-RES-7 (2.D)
+    state.year += 1  # W-RES-8 (2.E)
+    state.phase = "actions"
+    state.current = state.turn_order[0]
+    state.turn = Turn(state.current)

@@ -1,0 +1,89 @@
+"""Wendake scoring (W-SCR): turtle points, the 25 cap, the lower track of each pair, swap tokens, tie-break.
+
+Used both by the engine (final result and the live projection) and by the stand-alone tally calculator.
+A turtle is ``{"level": 3|4, "track": T}`` or ``{"level": 5, "tracks": [A, B]}``; ``None`` marks a tile
+whose hidden side is not known.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from assistant.wendake.state import TRACKS
+
+TURTLE_POINTS = {3: 1, 4: 2, 5: 2}  # W-TUR-7
+
+
+def score_player(tracks: dict, turtles: list, pairs, swap_tokens: int, cap: int = 25) -> dict:
+    """One player's final score with its breakdown; each L5 turtle goes where it maximises the total."""
+    fixed = dict.fromkeys(TRACKS, 0)
+    flexible = []
+    unknown = 0
+    for t in turtles:
+        if t is None:
+            unknown += 1
+        elif t["level"] == 5:
+            flexible.append(t)
+        else:
+            fixed[t["track"]] += TURTLE_POINTS[t["level"]]
+    best = None
+    for choice in product(*[t["tracks"] for t in flexible]) if flexible else [()]:
+        bonus = dict(fixed)
+        for t, track in zip(flexible, choice):
+            bonus[track] += TURTLE_POINTS[5]
+        final = {k: min(cap, tracks[k] + bonus[k]) for k in TRACKS}
+        pair_values = [min(final[a], final[b]) for a, b in pairs]
+        total = sum(pair_values) + swap_tokens
+        if best is None or total > best[0]:
+            best = (total, final, bonus, pair_values, choice)
+    total, final, bonus, pair_values, choice = best
+    return {
+        "total": total,
+        "tracks": {k: {"before_turtles": tracks[k], "turtles": bonus[k], "final": final[k]} for k in TRACKS},
+        "pairs": [{"tracks": list(pair), "values": [final[pair[0]], final[pair[1]]], "counted": v}
+                  for pair, v in zip(pairs, pair_values)],
+        "swap_tokens": swap_tokens,
+        "turtle_choices": [{"level": 5, "tracks": list(t["tracks"]), "chosen": c} for t, c in zip(flexible, choice)],
+        "unknown_turtles": unknown,
+    }
+
+
+def rank(totals: list[int], turn_positions: list[int]) -> list[int]:
+    """Player indices best first: highest total, ties to the lower turn-order position (W-SCR-3, W-SCR-4)."""
+    return sorted(range(len(totals)), key=lambda i: (-totals[i], turn_positions[i]))
+
+
+def tie_break_note(names: list[str], totals: list[int], positions: list[int], order: list[int]) -> str | None:
+    winner = order[0]
+    tied = [i for i in order if totals[i] == totals[winner]]
+    if len(tied) < 2:
+        return None
+    others = ", ".join(names[i] for i in tied[1:])
+    return (f"{names[winner]} and {others} tie on {totals[winner]}; {names[winner]} wins with the lower "
+            f"turn-order marker ({positions[winner] + 1}) (W-SCR-4).")
+
+
+def engine_turtles(player) -> list:
+    """A player's turtle tiles in scoring form (level and hidden track(s)), None where the side is unknown."""
+    out = []
+    for t in player.turtles:
+        level = int(t["type"].rsplit("-", 1)[1])
+        out.append(None if t["hidden"] is None else {"level": level, **t["hidden"]})
+    return out
+
+
+def results(state, include_turtles: bool = True, cap: int = 25) -> dict:
+    """Each player's total if the game ended now (the final result once the game is over), and the leader.
+
+    During play turtle values are secret (W-TUR-6); ``include_turtles=False`` leaves them out, as the
+    table sees it."""
+    names = [p.name for p in state.players]
+    positions = [state.turn_order.index(i) for i in range(state.n)]
+    per = []
+    for p in state.players:
+        turtles = engine_turtles(p) if include_turtles else []
+        per.append({"name": p.name, **score_player(p.tracks, turtles, state.pairs, p.swap_tokens, cap)})
+    totals = [x["total"] for x in per]
+    order = rank(totals, positions)
+    return {"final": state.phase == "over", "players": per, "ranking": [names[i] for i in order],
+            "winner": names[order[0]], "tie_break": tie_break_note(names, totals, positions, order)}
