@@ -55,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as exc:
         print(f"tablewatch: file not found: {exc.filename}. Check the path and try again.", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into head or similar, which stopped reading
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("tablewatch: interrupted.", file=sys.stderr)
         return 130

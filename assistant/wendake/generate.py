@@ -258,9 +258,9 @@ def random_trade(state: State, p: int, rng: random.Random, ed: Edition) -> M.Tra
         if reveal is not None and ed.mask_cards[reveal].infected:
             victim = _random_victim(state, p, rng)
     points = ()
-    if rng.random() < 0.6:
-        have = [r for r in RESOURCES if res[r] > 0]
-        points = tuple(rng.sample(have, rng.randint(0, len(have)))) if have else ()
+    have = [r for r in RESOURCES if res[r] > 0]
+    if have and rng.random() < 0.85:  # most players turn their spare resources into Economic points
+        points = tuple(rng.sample(have, rng.randint(max(1, len(have) - 1), len(have))))
     return M.Trade(tuple(exchanges), card, victim, (purchase,) if purchase else (), points)
 
 
@@ -353,7 +353,7 @@ def _random_restore(state: State, rng: random.Random) -> M.Restore:
     tiles = list(player.below)
     aside = take = None
     takes = [t for t in state.display if t is not None] + player.set_aside
-    if takes and rng.random() < 0.5:
+    if takes and rng.random() < 0.7:
         aside = rng.choice(tiles)
         take = rng.choice(takes)
         tiles.remove(aside)

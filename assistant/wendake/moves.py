@@ -249,7 +249,7 @@ def move_from_json(d: dict):
         if key not in names:
             raise ValueError(f"move {d['type']!r} has no field {key!r}")
         if key in _NESTED:
-            value = tuple(_NESTED[key](**item) for item in value)
+            value = tuple(_NESTED[key](**{k: tuple(x) if isinstance(x, list) else x for k, x in item.items()}) for item in value)
         elif key == "victim" and value is not None:
             value = Victim(**value)
         elif key == "exchanges":

@@ -1,0 +1,126 @@
+"""``tablewatch wendake …``: the engine's commands (data check, tally, schema, validate, play a random game)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from assistant.errors import UserError
+
+
+def _read_json(path: str):
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from None
+    except IsADirectoryError:
+        raise UserError(f"{path} is a folder; give a JSON file.") from None
+
+
+def _data(args) -> int:
+    from assistant.wendake.edition import load_edition, provenance_report
+
+    ed = load_edition(args.edition)
+    report = provenance_report(ed)
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    print(f"Wendake edition data: {', '.join(str(p) for p in ed.origin.values())}")
+    by_source = {}
+    for item in report:
+        by_source.setdefault(item["source"], []).append(item)
+    for source in ("unknown", "inferred"):
+        items = by_source.get(source, [])
+        print(f"\n{source.upper()} ({len(items)}):" + (" values in use are stand-ins; check them against your box." if source == "unknown" else ""))
+        for item in items:
+            print(f"  {item['file']}: {item['where']} [{item['rule']}] {item['why']}")
+    print(f"\n{len(report)} facts are not from the rulebook. Correct them by copying a file from the folder above into your own"
+          " folder, editing it, and setting TABLEWATCH_EDITION_DIR (or --edition) to that folder.")
+    return 0
+
+
+def _tally(args) -> int:
+    from assistant.wendake.tally import tally
+
+    print(json.dumps(tally(_read_json(args.file)), indent=1))
+    return 0
+
+
+def _schema(args) -> int:
+    from assistant.wendake.schema import STATE_SCHEMA
+
+    text = json.dumps(STATE_SCHEMA, indent=1) + "\n"
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _validate(args) -> int:
+    from assistant.wendake.schema import validate_state
+
+    errors = validate_state(_read_json(args.file))
+    if errors:
+        print(f"{args.file}: {len(errors)} problem(s):", file=sys.stderr)
+        for e in errors:
+            print(f"  {e}", file=sys.stderr)
+        return 2
+    print(f"{args.file}: a valid Wendake state.")
+    return 0
+
+
+def _play(args) -> int:
+    from assistant.wendake.generate import play_random_game
+    from assistant.wendake.record import game_to_json
+    from assistant.wendake.scoring import results
+    from assistant.wendake.setup import new_game
+
+    names = args.names.split(",") if args.names else ["Ringo", "Paul", "John", "George"][: args.players]
+    initial = new_game(names, seed=args.seed)
+    final, moves = play_random_game(names, seed=args.seed)
+    if args.out:
+        Path(args.out).write_text(json.dumps(game_to_json(initial, moves)) + "\n", encoding="utf-8")
+        print(f"wrote {args.out}: {len(moves)} moves")
+    res = results(final)
+    for p in res["players"]:
+        print(f"  {p['name']:8s} {p['total']:3d}")
+    print(f"winner: {res['winner']}" + (f" ({res['tie_break']})" if res["tie_break"] else ""))
+    return 0
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("wendake", help="Wendake rules engine: scoring calculator, edition data, states, random games")
+    w = p.add_subparsers(dest="wendake_command", metavar="ACTION")
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+    d = w.add_parser("data", help="list the edition facts that do not come from the rulebook")
+    d.add_argument("--check", action="store_true", help="list every fact that is inferred or unknown (the default)")
+    d.add_argument("--json", action="store_true", help="print the list as JSON")
+    d.add_argument("--edition", metavar="DIR", help="a folder of corrected data files (else $TABLEWATCH_EDITION_DIR)")
+    d.set_defaults(func=_data)
+
+    t = w.add_parser("tally", help="score a finished game's table from a JSON file (- for stdin)",
+                     description="Score a finished game. Input: {\"pairs\": [[A,B],[C,D]], \"players\": [{\"name\", \"turn_order\", "
+                                 "\"swap_tokens_unused\", \"tracks\": {economic, military, ritual, mask}, \"turtles\": [...]}]}")
+    t.add_argument("file")
+    t.set_defaults(func=_tally)
+
+    s = w.add_parser("schema", help="print (or write) the JSON Schema of a game state")
+    s.add_argument("--out", help="write to this file")
+    s.set_defaults(func=_schema)
+
+    v = w.add_parser("validate", help="check a game-state JSON file against the schema and the piece counts")
+    v.add_argument("file")
+    v.set_defaults(func=_validate)
+
+    g = w.add_parser("play", help="play a seeded random game and optionally save its record")
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    g.add_argument("--names", help="comma-separated player names")
+    g.add_argument("--out", help="write the game record (initial state and moves) here")
+    g.set_defaults(func=_play)

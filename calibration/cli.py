@@ -1,0 +1,225 @@
+"""Sub-commands for layouts, markers and calibration: ``layout``, ``markers`` and ``calibrate``.
+
+Heavy imports (OpenCV, numpy) happen inside the command functions so ``tablewatch --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+
+def add_parser(sub) -> None:
+    lay = sub.add_parser("layout", help="check, print, rectify and trace board layouts (docs/layouts.md)")
+    lsub = lay.add_subparsers(dest="layout_command", metavar="ACTION", required=True)
+
+    p = lsub.add_parser("validate", help="check layout files and list every problem")
+    p.add_argument("files", nargs="+", metavar="FILE", help="layout JSON files or built-in names")
+    p.set_defaults(func=_validate)
+
+    p = lsub.add_parser("render", help="print a layout at true scale with its markers (.pdf tiled over pages, or .png)")
+    p.add_argument("file", metavar="FILE", help="layout JSON file or built-in name, e.g. wendake-map-2p")
+    p.add_argument("--out", required=True, help="board.pdf or board.png")
+    p.add_argument("--paper", default="a4", choices=["a4", "letter"], help="page size for PDF (default a4)")
+    p.add_argument("--dpi", type=int, default=200, help="resolution (default 200)")
+    p.set_defaults(func=_render)
+
+    p = lsub.add_parser("list", help="list the built-in layouts")
+    p.set_defaults(func=_list)
+
+    p = lsub.add_parser("new", help="start a layout for a retail board with stickers placed as the sticker sheet says")
+    p.add_argument("--plan", required=True, help="which board's stickers you used, e.g. wendake-map-2p, wendake-mask")
+    p.add_argument("--size", required=True, help="board width x height in mm, measured with a ruler, e.g. 612x408")
+    p.add_argument("--name", required=True, help="a name for your board, e.g. my-wendake-map")
+    p.add_argument("--out", required=True, help="layout JSON to write")
+    p.set_defaults(func=_new)
+
+    p = lsub.add_parser("rectify", help="a photo of a board seen from straight above, for tracing its regions")
+    p.add_argument("image")
+    p.add_argument("--layout", required=True, help="the board's layout (markers)")
+    p.add_argument("--out", required=True, help="PNG to write")
+    p.add_argument("--px-per-mm", type=float, default=2.0, help="scale of the output (default 2 px per mm)")
+    p.add_argument("--camera", help="camera.json, to remove lens distortion")
+    p.set_defaults(func=_rectify)
+
+    p = lsub.add_parser("trace", help="add regions traced on a rectified photo (pixel polygons) to a layout")
+    p.add_argument("layout", help="the layout to extend")
+    p.add_argument("--traced", required=True, help='JSON: {"px_per_mm": 2, "regions": [{"id", "kind", "polygon_px", "attributes"}], "adjacency": [...]}')
+    p.add_argument("--out", required=True, help="layout JSON to write")
+    p.set_defaults(func=_trace)
+
+    mk = sub.add_parser("markers", help="printable marker stickers")
+    msub = mk.add_subparsers(dest="markers_command", metavar="ACTION", required=True)
+    p = msub.add_parser("sheet", help="print every board's markers at true size, with where to stick each one")
+    p.add_argument("--out", required=True, help="stickers.pdf")
+    p.add_argument("--paper", default="a4", choices=["a4", "letter"])
+    p.set_defaults(func=_sheet)
+
+    cal = sub.add_parser("calibrate", help="camera intrinsics and colour profiles (docs/calibration.md)")
+    csub = cal.add_subparsers(dest="calibrate_command", metavar="ACTION", required=True)
+    p = csub.add_parser("camera", help="camera intrinsics from chessboard or ChArUco photos")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--chessboard", metavar="COLSxROWS", help="inner corners, e.g. 9x6")
+    g.add_argument("--charuco", metavar="COLSxROWS", help="squares, e.g. 7x5")
+    p.add_argument("--square-mm", type=float, required=True, help="side of one square in mm, measured on the print")
+    p.add_argument("--marker-mm", type=float, help="ChArUco marker side in mm (default 0.75 x square)")
+    p.add_argument("--dictionary", default="DICT_4X4_100", help="ChArUco dictionary (default DICT_4X4_100)")
+    p.add_argument("images", nargs="+", metavar="IMAGE")
+    p.add_argument("--out", required=True, help="camera.json to write")
+    p.set_defaults(func=_camera)
+
+    p = csub.add_parser("colours", help="learn the player colours under this light from one photo of the colour card")
+    p.add_argument("image", help="photo of the colour card with one piece of each colour on its numbered spot")
+    p.add_argument("--colours", help="colour names for spots 1, 2, 3, 4 (default: the game's colours from its edition data)")
+    p.add_argument("--layout", default="colour-card", help="the card's layout (default: built-in colour-card)")
+    p.add_argument("--camera", help="camera.json")
+    p.add_argument("--out", required=True, help="colours.json to write")
+    p.set_defaults(func=_colours)
+
+
+def _validate(args) -> int:
+    import json
+    from pathlib import Path
+
+    from assistant.errors import UserError
+    from calibration import layout
+
+    bad = 0
+    for name in args.files:
+        path = Path(name)
+        if path.suffix != ".json" and not path.exists():
+            path = layout.LAYOUTS_DIR / f"{name}.json"
+        if not path.is_file():
+            raise UserError(f"{name}: no such file or built-in layout.")
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            print(f"{name}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.")
+            bad += 1
+            continue
+        problems = layout.validate(data)
+        if problems:
+            bad += 1
+            print(f"{name}: {len(problems)} problem(s)")
+            for p in problems:
+                print(f"  - {p}")
+        else:
+            print(f"{name}: ok ({len(data['regions'])} regions, {len(data['markers'])} markers, {len(data.get('adjacency', []))} borders)")
+    return 1 if bad else 0
+
+
+def _render(args) -> int:
+    from calibration import layout, render
+
+    print(render.write(layout.resolve(args.file), args.out, args.paper, args.dpi))
+    return 0
+
+
+def _list(args) -> int:
+    from calibration import layout
+
+    for path in sorted(layout.LAYOUTS_DIR.glob("*.json")):
+        data = layout.load(path)
+        print(f"{data['name']:20s} {data['size_mm'][0]:.0f} x {data['size_mm'][1]:.0f} mm  {data['title']}")
+    return 0
+
+
+def _new(args) -> int:
+    from assistant.errors import UserError
+    from calibration import layout, sheet
+
+    try:
+        w, h = (float(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--size {args.size!r} should be WIDTHxHEIGHT in mm, e.g. 612x408.") from None
+    layout.save(sheet.retail_layout(args.plan, w, h, args.name), args.out)
+    print(f"wrote {args.out}. Next: photograph the board from above, then: tablewatch layout rectify PHOTO --layout {args.out} --out board.png")
+    return 0
+
+
+def _rectify(args) -> int:
+    import cv2
+
+    from calibration import camera as cam
+    from calibration import layout, trace
+
+    lay = layout.resolve(args.layout)
+    frame = cv2.imread(args.image)
+    camera = cam.load(args.camera, (frame.shape[1], frame.shape[0])) if args.camera and frame is not None else None
+    img, loc = trace.rectify_photo(args.image, lay, args.px_per_mm, camera)
+    cv2.imwrite(args.out, img)
+    worst = max(loc.residual_mm.values()) if loc.residual_mm else 0.0
+    print(f"wrote {args.out}: {lay['name']} from above at {args.px_per_mm} px/mm ({img.shape[1]}x{img.shape[0]} px), markers {loc.markers_used}, worst marker residual {worst:.2f} mm")
+    for w in loc.warnings:
+        print(f"warning: {w}")
+    print("Trace regions on it in pixels and save them with: tablewatch layout trace LAYOUT --traced traced.json --out new.json")
+    return 0
+
+
+def _trace(args) -> int:
+    from calibration import layout, trace
+
+    lay = layout.resolve(args.layout)
+    out = trace.add_traced(lay, trace.load_traced(args.traced))
+    layout.save(out, args.out)
+    print(f"wrote {args.out}: {len(out['regions'])} regions, all checks passed")
+    return 0
+
+
+def _sheet(args) -> int:
+    from calibration import sheet
+    from calibration.pdf import write_pdf
+
+    pages, size = sheet.sticker_pages(args.paper)
+    write_pdf(args.out, pages, [size] * len(pages), "Tablewatch marker stickers")
+    print(f"wrote {args.out}: {len(pages)} {args.paper.upper()} page(s). Print at 100% (actual size) and check the 100 mm bar.")
+    return 0
+
+
+def _camera(args) -> int:
+    from calibration import camera
+
+    kind = "chessboard" if args.chessboard else "charuco"
+    pattern = camera.parse_pattern(args.chessboard or args.charuco)
+    cal = camera.calibrate(args.images, kind, pattern, args.square_mm, args.marker_mm, args.dictionary)
+    camera.save(cal, args.out)
+    K = cal.camera_matrix
+    print(f"{kind} {pattern[0]}x{pattern[1]}, {cal.image_size[0]}x{cal.image_size[1]} px, fx={K[0][0]:.1f} fy={K[1][1]:.1f} cx={K[0][2]:.1f} cy={K[1][2]:.1f}")
+    for path in cal.rejected:
+        print(f"skipped {path}: pattern not found (blurred, cut off, or a different pattern size)")
+    if cal.rms_px > 1.0:
+        print("warning: the reprojection error is high (over 1 px). Check --square-mm and the pattern size, and retake blurred photos.")
+    print(f"wrote {args.out}")
+    print(f"rms={cal.rms_px:.4f} images={cal.images_used}/{cal.images_given}")
+    return 0
+
+
+def _colours(args) -> int:
+    import cv2
+
+    from assistant.errors import UserError
+    from calibration import camera as cam
+    from calibration import colours, layout
+    from vision.locate import locate
+
+    lay = layout.resolve(args.layout)
+    frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if frame is None:
+        raise UserError(f"cannot read {args.image} as an image.")
+    camera = cam.load(args.camera, (frame.shape[1], frame.shape[0])) if args.camera else None
+    if camera is not None:
+        frame = cv2.undistort(frame, *camera)
+    loc = locate(frame, [lay])[0]
+    if not loc.found:
+        raise UserError("the colour card was not found: " + " ".join(loc.warnings))
+    if args.colours is None:
+        from assistant.wendake.edition import load_edition
+
+        args.colours = ",".join(load_edition().colours)
+    names = [n.strip() for n in args.colours.split(",") if n.strip()]
+    profile = colours.learn(frame, lay, names, loc.homography)
+    colours.save(profile, args.out)
+    for name, c in profile["colours"].items():
+        L, a, b = c["lab_mean"]
+        print(f"{name:10s} on {c['spot']}: L={L:.0f} a={a:.0f} b={b:.0f}")
+    for w in loc.warnings + profile["warnings"]:
+        print(f"warning: {w}")
+    print(f"wrote {args.out}. Run this again whenever the light over the table changes.")
+    return 0

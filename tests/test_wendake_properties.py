@@ -1,0 +1,193 @@
+"""Property tests: random legal games keep every invariant; random illegal moves are rejected with a rule ID."""
+
+import random
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from assistant.wendake import moves as M
+from assistant.wendake import rules
+from assistant.wendake.edition import load_edition
+from assistant.wendake.generate import legal_moves, random_move
+from assistant.wendake.setup import new_game
+from assistant.wendake.state import NATIVES, RESOURCES, TRACKS
+from wendake_helpers import open_action
+
+ED = load_edition()
+RULE_ID = re.compile(r"^W-[A-Z]+-[0-9A-Za-z.]+$")
+NAMES = ["Ringo", "Paul", "John", "George"]
+ALL_LINES = [{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {0, 3, 6}, {1, 4, 7}, {2, 5, 8}, {0, 4, 8}, {2, 4, 6}]
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def assert_invariants(s):
+    for p, pl in enumerate(s.players):
+        on_map = s.natives_on_map(p)
+        for kind in NATIVES:
+            assert on_map[kind] + pl.long_house[kind] == 7, f"{pl.name}: {kind}s not 7"
+        assert s.canoes_in_play(p) + pl.canoe_reserve == 5
+        assert all(0 <= pl.tracks[t] <= 25 for t in TRACKS)
+        assert all(pl.resources[r] >= 0 for r in RESOURCES) and pl.beavers >= 0
+        # this year's markers lie in one line that avoids the Fire-marked tile (W-LINE-2, W-ACT-11)
+        assert any(set(pl.markers) <= line and pl.fire not in line for line in ALL_LINES)
+        assert len(pl.markers) <= 3 and pl.sages == 4 - len(pl.markers) - pl.reserved
+        assert len({t["type"] for t in pl.turtles}) == len(pl.turtles)
+    for t in s.territories.values():
+        for pa in t.pas:
+            assert pa.count >= 0 and (t.home_of is not None or pa.count <= 1)
+    cards = [c for c in s.mask_deck + s.mask_discard if c] + [c for pl in s.players for c in pl.hand + pl.played if c]
+    assert len(cards) == len(set(cards))
+    unknown = sum(c is None for c in s.mask_deck + s.mask_discard) + sum(c is None for pl in s.players for c in pl.hand + pl.played)
+    assert len(cards) + unknown == len(ED.mask_cards)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**9), n=st.integers(2, 4))
+def test_random_legal_games_keep_invariants(seed, n):
+    """W-COMP-3 (7 of each native, 5 canoes), W-SCR-5 (0..25), W-LINE-2 (markers in a line), over 7 years."""
+    rng = random.Random(seed)
+    s = new_game(NAMES[:n], seed=seed)
+    years_ended = 0
+    while s.phase != "over":
+        move = random_move(s, rng)
+        assert rules.check(s, move) == [], move
+        before_year = s.year
+        rules.apply(s, move)
+        years_ended += s.year != before_year
+        assert_invariants(s)
+    assert s.year == 7 and years_ended == 6
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**9), n=st.integers(2, 4), depth=st.integers(0, 300))
+def test_generated_legal_moves_are_legal(seed, n, depth):
+    """legal_moves lists only moves that check() accepts, and there is always at least one."""
+    rng = random.Random(seed)
+    s = new_game(NAMES[:n], seed=seed)
+    for _ in range(depth):
+        if s.phase == "over":
+            break
+        rules.apply(s, random_move(s, rng))
+    options = legal_moves(s, rng)
+    assert options or s.phase == "over"
+    for move in options:
+        assert rules.check(s, move) == [], move
+
+
+def _fuzz_move(rng: random.Random, s):
+    """A random move of any type with random, often nonsensical, parameters."""
+    terr = list(s.territories) + ["NOWHERE"]
+    slot = lambda: (rng.randint(-1, 3), rng.randint(0, 2))  # noqa: E731
+    res = list(RESOURCES) + ["beaver"]
+    kind = rng.randrange(14)
+    if kind == 0:
+        return M.Activate(slot())
+    if kind == 1:
+        return M.ReserveTurnOrder()
+    if kind == 2:
+        return M.EndTurn()
+    if kind == 3:
+        return M.Canoe(rng.choice(list(s.lakes) + ["L9"]))
+    if kind == 4:
+        steps = tuple(M.Step(rng.choice(terr), rng.choice(terr), rng.choice(["guard", "outpost", "attack_guard", "attack_pa", "fly"]),
+                             pa=rng.randint(-1, 3), target=rng.randint(-1, 4)) for _ in range(rng.randint(1, 4)))
+        return M.Move(steps)
+    if kind == 5:
+        return rng.choice([M.Harvest(), M.Hunt(), M.TanPelts(), M.Fish()])
+    if kind == 6:
+        return M.Military(tuple(rng.sample(list(ED.turtle_types) + ["women-9"], rng.randint(0, 3))))
+    if kind == 7:
+        hand = s.players[s.current].hand if s.current is not None else []
+        cards = tuple(rng.sample(list(ED.mask_cards), 2) + hand[:1])
+        return M.MaskCeremony(rng.choice(["deck", "discard", "sky"]), rng.choice([None, *list(ED.mask_cards)[:3]]),
+                              rng.choice([None, *ED.mask_spaces, "S99"]), cards[: rng.randint(0, 3)])
+    if kind == 8:
+        rows = [t for row in s.progress_rows.values() for t in row] + ["P9-99"]
+        return M.Trade(tuple((rng.choice(res), rng.choice(res)) for _ in range(rng.randint(0, 4))),
+                       rng.choice([None, *list(ED.mask_cards)[:2]]), rng.choice([None, M.Victim(rng.choice(terr), rng.choice([None, 0, 1]))]),
+                       tuple(M.Purchase(rng.choice(rows), tuple(rng.choice(res) for _ in range(rng.randint(0, 9))), rng.choice([None, *TRACKS]))
+                             for _ in range(rng.randint(0, 2))),
+                       tuple(rng.sample(res, rng.randint(0, 4))))
+    if kind == 9:
+        return M.SacredFire(slot())
+    if kind == 10:
+        return M.Ritual(tuple(rng.choice(NATIVES + ("chief",)) for _ in range(rng.randint(0, 3))))
+    if kind == 11:
+        return M.Transfer(rng.choice(terr), rng.randint(-1, 3), rng.random() < 0.5)
+    if kind == 12:
+        return M.Swap(slot(), slot())
+    tiles = list(ED.tiles)
+    return M.Restore(rng.choice([None, *tiles[:12]]), rng.choice([None, *tiles[-20:]]), tuple(rng.sample(tiles, rng.randint(0, 3))))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9), n=st.integers(2, 4), depth=st.integers(0, 200))
+def test_random_moves_are_rejected_with_a_rule_id_or_keep_invariants(seed, n, depth):
+    """Any move is either rejected, with every violation naming its rule ID and explaining itself, or it is
+    legal and applying it keeps every invariant."""
+    rng = random.Random(seed)
+    s = new_game(NAMES[:n], seed=seed)
+    for _ in range(depth):
+        if s.phase == "over":
+            break
+        rules.apply(s, random_move(s, rng))
+    for _ in range(20):
+        move = _fuzz_move(rng, s)
+        here = s
+        kind = M.KIND_OF_MOVE.get(type(move))
+        if kind and s.phase == "actions" and rng.random() < 0.7:
+            here = s.copy()  # let the deeper checks of this action run: open it as if its tile were activated
+            open_action(here, here.current, kind, n=rng.randint(1, 3))
+        violations = rules.check(here, move)
+        if violations:
+            for v in violations:
+                assert RULE_ID.match(v.rule), v
+                assert len(v.message) > 10
+        else:
+            trial = here.copy()
+            rules.apply(trial, move)
+            assert_invariants(trial)
+
+
+def _line_oracle(markers, fire, slot):
+    """W-LINE-2 straight from its definition: all marked tiles plus the new one inside a line without the Fire tile."""
+    return any(set(markers) | {slot} <= line and fire not in line for line in ALL_LINES) and slot not in markers and slot != fire
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**9), depth=st.integers(0, 200))
+def test_activation_matches_the_line_oracle(seed, depth):
+    """W-LINE-2, W-ACT-11: check() accepts exactly the activations the definition allows."""
+    rng = random.Random(seed)
+    s = new_game(NAMES[:3], seed=seed)
+    for _ in range(depth):
+        if s.phase == "over":
+            break
+        rules.apply(s, random_move(s, rng))
+    if s.phase != "actions" or s.turn.placed is not None:
+        return
+    pl = s.players[s.current]
+    for i in range(9):
+        legal = not rules.check(s, M.Activate(divmod(i, 3)))
+        expected = _line_oracle(pl.markers, pl.fire, i) and len(pl.markers) < 3
+        assert legal == expected, (pl.markers, pl.fire, i)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 10**9), depth=st.integers(0, 200), extra=st.integers(1, 3))
+def test_exchanges_beyond_canoes_always_rejected(seed, depth, extra):
+    """W-ACT-10a: one exchange per canoe in play, never more."""
+    rng = random.Random(seed)
+    s = new_game(NAMES[:2], seed=seed)
+    for _ in range(depth):
+        if s.phase != "actions":
+            break
+        rules.apply(s, random_move(s, rng))
+    if s.phase != "actions":
+        return
+    p = s.current
+    open_action(s, p, "trade")
+    s.players[p].resources = dict.fromkeys(RESOURCES, 10)
+    k = s.canoes_in_play(p) + extra
+    assert "W-ACT-10a" in [v.rule for v in rules.check(s, M.Trade((("leather", "fish"),) * k))]

@@ -1,0 +1,1 @@
+"""Vision: from camera frames to board geometry (markers, homographies, poses, quality), with no game rules."""
