@@ -11,7 +11,7 @@ from assistant.wendake import rules
 from assistant.wendake.scoring import results
 from assistant.wendake.tally import tally
 from wendake_helpers import (
-    GEORGE, JOHN, PAUL, RINGO, M, add_canoes, cards_of, clean_card, game, give_turn, hide, home, open_action,
+    GEORGE, JOHN, PAUL, RINGO, M, add_canoes, cards_of, clean_card, game, give_turn, hide, home, on_deck, open_action,
     pa_index, play, put_guard, put_pa, rules_of, set_grid, slot_of_tile,
 )
 
@@ -189,9 +189,7 @@ def test_ex5_trade():
     george.resources = {"leather": 4, "fish": 1, "corn": 4, "beans": 0, "pumpkins": 0}
     add_canoes(s, GEORGE, 2)
     s.progress_rows[2][0] = "P2-01"  # Two steps (L2 Military), the tile of the example
-    card = clean_card(exclude=s.mask_deck[-1:])
-    hide(s, [card])
-    s.mask_deck.append(card)
+    card = on_deck(s, clean_card(exclude=s.mask_deck[-1:]))
     open_action(s, GEORGE, "trade")
     exchanges = (("leather", "fish"), ("leather", "beans"), ("corn", "beans"))
     too_greedy = M.Trade(exchanges, points=("corn", "beans", "corn"))

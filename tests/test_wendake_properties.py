@@ -21,6 +21,17 @@ ALL_LINES = [{0, 1, 2}, {3, 4, 5}, {6, 7, 8}, {0, 3, 6}, {1, 4, 7}, {2, 5, 8}, {
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def position(seed: int, n: int, depth: int, phase: str = "over"):
+    """A seeded random game played for ``depth`` moves, stopping early once the game reaches ``phase``."""
+    rng = random.Random(seed)
+    s = new_game(NAMES[:n], seed=seed)
+    for _ in range(depth):
+        if s.phase in (phase, "over"):
+            break
+        rules.apply(s, random_move(s, rng))
+    return s, rng
+
+
 def assert_invariants(s):
     for p, pl in enumerate(s.players):
         on_map = s.natives_on_map(p)
@@ -63,12 +74,7 @@ def test_random_legal_games_keep_invariants(seed, n):
 @given(seed=st.integers(0, 10**9), n=st.integers(2, 4), depth=st.integers(0, 300))
 def test_generated_legal_moves_are_legal(seed, n, depth):
     """legal_moves lists only moves that check() accepts, and there is always at least one."""
-    rng = random.Random(seed)
-    s = new_game(NAMES[:n], seed=seed)
-    for _ in range(depth):
-        if s.phase == "over":
-            break
-        rules.apply(s, random_move(s, rng))
+    s, rng = position(seed, n, depth)
     options = legal_moves(s, rng)
     assert options or s.phase == "over"
     for move in options:
@@ -126,12 +132,7 @@ def _fuzz_move(rng: random.Random, s):
 def test_random_moves_are_rejected_with_a_rule_id_or_keep_invariants(seed, n, depth):
     """Any move is either rejected, with every violation naming its rule ID and explaining itself, or it is
     legal and applying it keeps every invariant."""
-    rng = random.Random(seed)
-    s = new_game(NAMES[:n], seed=seed)
-    for _ in range(depth):
-        if s.phase == "over":
-            break
-        rules.apply(s, random_move(s, rng))
+    s, rng = position(seed, n, depth)
     for _ in range(20):
         move = _fuzz_move(rng, s)
         here = s
@@ -159,12 +160,7 @@ def _line_oracle(markers, fire, slot):
 @given(seed=st.integers(0, 10**9), depth=st.integers(0, 200))
 def test_activation_matches_the_line_oracle(seed, depth):
     """W-LINE-2, W-ACT-11: check() accepts exactly the activations the definition allows."""
-    rng = random.Random(seed)
-    s = new_game(NAMES[:3], seed=seed)
-    for _ in range(depth):
-        if s.phase == "over":
-            break
-        rules.apply(s, random_move(s, rng))
+    s, _ = position(seed, 3, depth)
     if s.phase != "actions" or s.turn.placed is not None:
         return
     pl = s.players[s.current]
@@ -178,12 +174,7 @@ def test_activation_matches_the_line_oracle(seed, depth):
 @given(seed=st.integers(0, 10**9), depth=st.integers(0, 200), extra=st.integers(1, 3))
 def test_exchanges_beyond_canoes_always_rejected(seed, depth, extra):
     """W-ACT-10a: one exchange per canoe in play, never more."""
-    rng = random.Random(seed)
-    s = new_game(NAMES[:2], seed=seed)
-    for _ in range(depth):
-        if s.phase != "actions":
-            break
-        rules.apply(s, random_move(s, rng))
+    s, _ = position(seed, 2, depth, phase="restore")
     if s.phase != "actions":
         return
     p = s.current

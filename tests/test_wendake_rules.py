@@ -10,7 +10,7 @@ from assistant.wendake import rules
 from assistant.wendake.state import Options
 from wendake_helpers import (
     GEORGE, JOHN, PAUL, RINGO, M, add_canoes, cards_of, clean_card, game, give_turn, hide, home, infected_card,
-    open_action, pa_index, play, put_guard, put_pa, rules_of,
+    on_deck, open_action, pa_index, play, put_guard, put_pa, rules_of,
 )
 
 
@@ -224,9 +224,7 @@ def test_trade_exchanges_limited_by_canoes_and_no_beavers():
 def test_smallpox_infected_blanket_takes_a_native():
     """W-ACT-10b: after an exchange an infected blanket sends one native of the player's choice to the Long House."""
     s = game(4)
-    card = infected_card(exclude=s.mask_deck[-1:])
-    hide(s, [card])
-    s.mask_deck.append(card)
+    card = on_deck(s, infected_card(exclude=s.mask_deck[-1:]))
     open_action(s, RINGO, "trade")
     exchange = (("leather", "fish"),)
     assert rules_of(rules.check(s, M.Trade(exchange))) == ["W-ACT-10b"]
@@ -238,9 +236,7 @@ def test_smallpox_infected_blanket_takes_a_native():
 def test_smallpox_clean_blanket_and_no_check_without_exchange():
     """W-ACT-10b: a clean blanket removes nobody; without an exchange there is no check."""
     s = game(4)
-    card = clean_card(exclude=s.mask_deck[-1:])
-    hide(s, [card])
-    s.mask_deck.append(card)
+    card = on_deck(s, clean_card(exclude=s.mask_deck[-1:]))
     open_action(s, RINGO, "trade")
     assert rules_of(rules.check(s, M.Trade((("leather", "fish"),), victim=M.Victim("H1")))) == ["W-ACT-10b"]
     assert rules_of(rules.check(s, M.Trade(victim=M.Victim("H1")))) == ["W-ACT-10b"]

@@ -125,4 +125,11 @@ def hide(state, cards) -> None:
         pl.hand = [c for c in pl.hand if c not in cards]
 
 
+def on_deck(state, card: str) -> str:
+    """Put ``card`` on top of the mask deck (taking it from wherever it was) and return it."""
+    hide(state, [card])
+    state.mask_deck.append(card)
+    return card
+
+
 __all__ = [name for name in dir() if not name.startswith("__")] + ["M"]

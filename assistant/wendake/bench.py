@@ -12,12 +12,14 @@ import random
 import statistics
 import time
 
+from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.edition import load_edition
 from assistant.wendake.generate import random_move
 from assistant.wendake.setup import new_game
 
 NAMES = ["Ringo", "Paul", "John", "George"]
+HEAVY = (M.Move, M.Trade, M.Military, M.MaskCeremony)
 
 
 def main(argv: list[str]) -> int:
@@ -27,7 +29,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     ed = load_edition()
-    check_ns, apply_ns, game_s = [], [], []
+    check_ns, apply_ns, game_s, heavy_ns = [], [], [], []
     moves_total = 0
     started = time.perf_counter()
     for g in range(args.games):
@@ -46,6 +48,8 @@ def main(argv: list[str]) -> int:
             c = time.perf_counter_ns()
             check_ns.append(b - a)
             apply_ns.append(c - b)
+            if isinstance(move, HEAVY):
+                heavy_ns.append(c - a)
             moves_total += 1
         game_s.append(time.perf_counter() - t0)
     elapsed = time.perf_counter() - started
@@ -57,4 +61,7 @@ def main(argv: list[str]) -> int:
     print(f"games per second: {args.games / elapsed:.1f}")
     print(f"ms per game: median {statistics.median(game_s) * 1000:.1f}, p95 {sorted(game_s)[int(0.95 * len(game_s))] * 1000:.1f} (target <= 50 for 4 players)")
     print(f"median check: {med_check:.1f} us, median apply: {med_apply:.1f} us, median check+apply: {both:.1f} us (target <= 200)")
+    every = sorted(a + b for a, b in zip(check_ns, apply_ns))
+    print(f"check+apply p95: {every[int(0.95 * len(every))] / 1000:.1f} us, max: {every[-1] / 1000:.1f} us; "
+          f"Move/Trade/Military/Mask only: median {statistics.median(heavy_ns) / 1000:.1f} us")
     return 0
