@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "assistant.bench",
     "calibration.cli",
     "vision.cli",
+    "models.cli",
 ]
 
 

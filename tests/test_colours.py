@@ -7,7 +7,7 @@ import json
 import cv2
 import numpy as np
 import pytest
-from conftest_vision import board_view, homography_looking_at, real
+from conftest_vision import homography_looking_at, real
 
 from assistant.cli import main
 from calibration import colours as C

@@ -135,7 +135,7 @@ def test_tracker_smooths_and_says_when_a_board_moved(map_scene):
     rng = np.random.default_rng(0)
     first = tracker.update(frame)[0]
     assert first.found and not first.moved
-    raw, smooth = [], []
+    smooth = []
     for _ in range(12):
         noisy = frame.astype(np.int16) + rng.normal(0, 6, frame.shape).astype(np.int16)
         loc = tracker.update(np.clip(noisy, 0, 255).astype(np.uint8))[0]

@@ -9,7 +9,7 @@ import pytest
 from assistant.wendake import rules
 from assistant.wendake.state import Options
 from wendake_helpers import (
-    GEORGE, JOHN, PAUL, RINGO, M, add_canoes, cards_of, clean_card, game, give_turn, hide, home, infected_card,
+    PAUL, RINGO, M, add_canoes, cards_of, clean_card, game, give_turn, hide, home, infected_card,
     on_deck, open_action, pa_index, play, put_guard, put_pa, rules_of,
 )
 
@@ -240,6 +240,9 @@ def test_smallpox_clean_blanket_and_no_check_without_exchange():
     open_action(s, RINGO, "trade")
     assert rules_of(rules.check(s, M.Trade((("leather", "fish"),), victim=M.Victim("H1")))) == ["W-ACT-10b"]
     assert rules_of(rules.check(s, M.Trade(victim=M.Victim("H1")))) == ["W-ACT-10b"]
+    before = s.natives_on_map(RINGO)
+    play(s, M.Trade((("leather", "fish"),)))
+    assert s.natives_on_map(RINGO) == before and s.mask_discard[-1] == card
 
 
 @pytest.mark.parametrize("level, pay, ok", [
@@ -415,3 +418,24 @@ def test_game_ends_after_year_7_with_a_winner():
     s, moves = play_random_game(("A", "B", "C"), seed=5)
     assert s.phase == "over" and s.year == 7 and s.current is None
     assert rules_of(rules.check(s, M.EndTurn())) == ["W-RND-1"]
+
+
+def test_deck_runs_out_and_the_discard_is_reshuffled():
+    """W-ACT-9 a, W-ACT-10b: when the smallpox check takes the last deck card, the discard pile becomes a new
+    face-down deck (order unknown) and the revealed card starts the new discard pile; later draws name their card."""
+    s = game(2)
+    last = on_deck(s, clean_card())
+    rest = [c for c in s.mask_deck if c != last]
+    s.mask_deck = [last]
+    s.mask_discard = s.mask_discard + rest  # every other card is face up in the discard pile
+    reshuffled = len(s.mask_discard)
+    open_action(s, RINGO, "trade")
+    play(s, M.Trade((("leather", "fish"),)))
+    assert s.mask_discard == [last] and len(s.mask_deck) == reshuffled and all(c is None for c in s.mask_deck)
+    open_action(s, RINGO, "mask")
+    drawn = rest[0]
+    play(s, M.MaskCeremony("deck", card=drawn))
+    assert s.players[RINGO].hand[-1] == drawn
+    from test_wendake_properties import assert_invariants
+
+    assert_invariants(s)

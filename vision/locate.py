@@ -65,7 +65,6 @@ def apply_h(H, pts):
 def fit_homography(src, dst, tolerance_px: float = 4.0):
     """Robust homography src -> dst: RANSAC with the given tolerance, then least squares on the inliers."""
     import cv2
-    import numpy as np
 
     H, mask = cv2.findHomography(src, dst, cv2.RANSAC, tolerance_px)
     if H is None:

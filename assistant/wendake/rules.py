@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from assistant.wendake import moves as M
 from assistant.wendake.edition import Edition, load_edition
 from assistant.wendake.state import (
-    ANIMALS, NATIVES, PA_NATIVE, RESOURCES, TRACKS, VEGETABLES, GridTile, PendingAction, State, Turn, slot_index,
+    NATIVES, PA_NATIVE, RESOURCES, TRACKS, VEGETABLES, GridTile, PendingAction, State, Turn, slot_index,
     slot_of,
 )
 
@@ -478,10 +478,6 @@ def _free_spaces_hint(state, ed) -> str:
     return "Empty spaces: " + (", ".join(free) if free else "none") + "."
 
 
-def price_of(level: int, ed: Edition) -> dict:
-    return ed.prices[level]
-
-
 def payment_matches(level: int, pay, ed: Edition) -> bool:
     """W-ACT-10c: the payment is exactly the price of a progress tile of that level."""
     price = ed.prices[level]
@@ -764,7 +760,9 @@ def _draw(pile: list, given):
 
 
 def _refill_deck_if_empty(state: State) -> None:
-    """W-ACT-9 a: when the deck runs out, the discard pile is shuffled into a new deck (order unknown)."""
+    """W-ACT-9 a: when the deck runs out, the discard pile is shuffled into a new deck (order unknown).
+
+    Called right after every draw, so the deck is empty only when every card is in a hand or played."""
     if not state.mask_deck and state.mask_discard:
         state.mask_deck = [None] * len(state.mask_discard)
         state.mask_discard = []
@@ -802,6 +800,7 @@ def _apply_trade(state, p, move, ed):
     if move.exchanges:
         _refill_deck_if_empty(state)
         card = _draw(state.mask_deck, move.smallpox_card)
+        _refill_deck_if_empty(state)  # the revealed card then starts the new discard pile
         if card is not None and ed.mask_cards[card].infected and move.victim is not None:
             _remove_native(_View(state, scratch=False), state, p, move.victim, [])
         state.mask_discard.append(card)
