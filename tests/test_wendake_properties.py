@@ -64,8 +64,12 @@ def test_random_legal_games_keep_invariants(seed, n):
         move = random_move(s, rng)
         assert rules.check(s, move) == [], move
         before_year = s.year
+        placed = [(set(p.markers), p.fire, p.reserved) for p in s.players] if isinstance(move, M.EndTurn) else None
         rules.apply(s, move)
         years_ended += s.year != before_year
+        if placed and s.phase != "actions":  # the year's placements just ended: 3 markers in a line + 1 reserved
+            for markers, fire, reserved in placed:
+                assert markers in ALL_LINES and fire not in markers and reserved
         assert_invariants(s)
     assert s.year == 7 and years_ended == 6
 
