@@ -1,0 +1,23 @@
+"""Synthetic table scenes for training the piece detector (issue 4, first half).
+
+The package renders seeded random game positions as camera images with exact ground truth:
+
+| module | owns |
+|---|---|
+| ``camera.py`` | the table frame, board poses, the pinhole camera with radial distortion, projections, homographies |
+| ``pieces.py`` | the game-neutral piece model (``Piece``), the shape library and drawing extruded pieces with shading and shadows |
+| ``effects.py`` | domain randomisation in image space: table, light colour and falloff, glare, hands, distractors, blur, noise, JPEG |
+| ``scene.py`` | one scene: boards + pieces -> camera image, rectified board view and the label dict |
+| ``wendake.py`` | the only Wendake-specific part: a random game position -> boards and pieces on the layouts |
+| ``writer.py`` | the data-set writer: scene files, manifest, progress bar, worker processes |
+
+The label format is documented in docs/synth.md. Runtime code uses numpy, OpenCV and the stdlib only.
+"""
+
+FORMAT = "tablewatch-synth/1"
+
+CLASSES = (
+    "woman", "hunter", "warrior_standing", "warrior_lying", "canoe", "tribe_disk", "action_marker",
+    "leather", "fish", "corn", "beans", "pumpkins", "beaver", "fire_token", "swap_token",
+)
+COLOURS = ("red", "blue", "green", "yellow", "black", "none")

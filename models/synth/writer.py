@@ -1,0 +1,118 @@
+"""The data-set writer: N seeded scenes -> JPEG images, rectified main-board views, one JSON label file each, and
+``manifest.json``. Scene i uses its own generator seeded from (seed, i), so output does not depend on the number
+of worker processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from models.synth import CLASSES, COLOURS, FORMAT
+
+DEFAULT_RECT_PX_PER_MM = 4.0
+
+
+def scene_rng(seed: int, index: int) -> np.random.Generator:
+    return np.random.default_rng([int(seed), int(index), 0x5EED])
+
+
+def make_scene(seed: int, index: int, players: int, size: tuple[int, int], rect_px_per_mm: float = DEFAULT_RECT_PX_PER_MM,
+               effects_on: bool = True) -> dict:
+    """Render scene ``index``: {"jpeg": bytes, "rect_jpeg": bytes, "labels": dict, plus the arrays for tests}."""
+    import cv2
+
+    from models.synth import scene as S
+    from models.synth import wendake as WK
+
+    rng = scene_rng(seed, index)
+    state, move_index, game_seed = WK.random_position(players, rng)
+    main, boards = WK.table_for(state, rng)
+    out = S.render(boards, main, rng, size, rect_px_per_mm, effects_on)
+    quality = int(rng.integers(60, 96)) if effects_on else 95
+    ok, jpeg = cv2.imencode(".jpg", out["image"], [cv2.IMWRITE_JPEG_QUALITY, quality])
+    decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+    mainb = next(b for b in boards if b.name == main)
+    rect = S.rectify(decoded, out["camera"], mainb, rect_px_per_mm)
+    ok2, rect_jpeg = cv2.imencode(".jpg", rect, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    name = f"scene_{index:06d}"
+    labels = out["labels"]
+    labels["effects"]["jpeg_quality"] = quality
+    labels = {"format": FORMAT, "scene": name, "seed": seed, "index": index, "image": f"{name}.jpg", **{k: v for k, v in labels.items() if k != "format"}}
+    labels["game"] = WK.game_info(state, move_index, game_seed)
+    rh, rw = rect.shape[:2]
+    labels["rectified"] = {"board": main, "image": f"{name}_{main}.jpg", "px_per_mm": rect_px_per_mm, "size": [rw, rh],
+                           "pieces": S.rectified_labels(labels["pieces"], out["camera"], mainb, rect_px_per_mm, (rw, rh))}
+    return {"name": name, "jpeg": jpeg.tobytes(), "rect_jpeg": rect_jpeg.tobytes(), "labels": labels,
+            "image": out["image"], "rectified": rect, "hand_mask": out["hand_mask"], "boards": boards, "state": state}
+
+
+def _work(args):
+    seed, index, players, size, rect = args
+    sc = make_scene(seed, index, players, size, rect)
+    return sc["name"], sc["jpeg"], sc["rect_jpeg"], sc["labels"]
+
+
+def _one_thread() -> None:
+    """Worker processes already fill the cores: OpenCV's own threads would only fight over them."""
+    import cv2
+
+    cv2.setNumThreads(1)
+
+
+def manifest(n: int, seed: int, players: int, size, rect_px_per_mm: float) -> dict:
+    return {"format": FORMAT, "classes": list(CLASSES), "colours": list(COLOURS), "sides": ["colour", "grey"],
+            "scenes": n, "seed": seed, "players": players, "size": list(size), "rectified_px_per_mm": rect_px_per_mm,
+            "docs": "docs/synth.md"}
+
+
+def generate(n: int, seed: int, out: Path, players: int = 4, size=(1280, 960), rect_px_per_mm: float = DEFAULT_RECT_PX_PER_MM,
+             workers: int = 1, progress: bool = True) -> dict:
+    """Write n scenes and the manifest into ``out``. Returns timing figures."""
+    out = Path(out)
+    jobs = [(seed, i, players, tuple(size), rect_px_per_mm) for i in range(n)]
+    t0 = time.perf_counter()
+
+    def save(result, done):
+        name, jpeg, rect_jpeg, labels = result
+        (out / f"{name}.jpg").write_bytes(jpeg)
+        (out / labels["rectified"]["image"]).write_bytes(rect_jpeg)
+        (out / f"{name}.json").write_text(json.dumps(labels, separators=(",", ":"), default=_json_default), encoding="utf-8")
+        if progress:
+            _bar(done, n, time.perf_counter() - t0)
+
+    if workers > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork" if hasattr(os, "fork") else "spawn").Pool(workers, initializer=_one_thread) as pool:
+            for k, result in enumerate(pool.imap(_work, jobs, chunksize=2), 1):
+                save(result, k)
+    else:
+        for k, job in enumerate(jobs, 1):
+            save(_work(job), k)
+    (out / "manifest.json").write_text(json.dumps(manifest(n, seed, players, size, rect_px_per_mm), indent=1), encoding="utf-8")
+    dt = time.perf_counter() - t0
+    if progress:
+        print(file=sys.stderr)
+    return {"scenes": n, "seconds": dt, "scenes_per_s": n / dt if dt > 0 else float("inf")}
+
+
+def _bar(done: int, total: int, elapsed: float) -> None:
+    width = 30
+    fill = int(width * done / total)
+    rate = done / elapsed if elapsed > 0 else 0.0
+    eta = (total - done) / rate if rate > 0 else 0.0
+    sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} scenes  {rate:.1f}/s  eta {eta:.0f}s ")
+    sys.stderr.flush()
+
+
+def _json_default(o):
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"cannot write {type(o).__name__} to JSON")
