@@ -12,6 +12,7 @@ import importlib
 BENCHMARKS = {
     "rules": ("assistant.wendake.bench:main", "random full Wendake games: games/s, median check and apply time"),
     "locate": ("vision.bench:main", "board localisation: milliseconds per 12 MP frame"),
+    "detector": ("vision.detect:bench_main", "piece detector: milliseconds per rectified map view (fp32, int8; 2 threads)"),
 }
 
 

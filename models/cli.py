@@ -1,6 +1,8 @@
-"""``tablewatch synth``: write a synthetic training set (camera images + rectified map views + JSON labels).
+"""``tablewatch synth``: write a synthetic training set (camera images + rectified map views + JSON labels);
+``tablewatch train``: train the piece detector on it and export ONNX; ``tablewatch eval detector``: score the
+committed detector on a fresh, harder held-out set.
 
-Light to import: numpy, OpenCV and the generator are imported inside ``run``.
+Light to import: numpy, OpenCV, torch and the generator are imported inside the ``run`` functions.
 """
 
 from __future__ import annotations
@@ -26,6 +28,88 @@ def add_parser(subparsers) -> None:
     p.add_argument("--rect-px-per-mm", type=float, default=4.0, help="scale of the rectified map view (default 4 px/mm)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; output is the same for any number)")
     p.set_defaults(func=run)
+    add_train_parser(subparsers)
+    add_eval_parser(subparsers)
+
+
+def add_train_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "train", help="train the piece detector on a synth folder and export ONNX (needs the train extra: torch==2.13.0)",
+        description="Train the centre-point piece detector on `tablewatch synth` output (random crops of the rectified "
+                    "map view at --px-per-mm), with a progress bar and a validation curve PNG, then export "
+                    "detector.onnx + detector.json (and detector-int8.onnx) into --out. Model card: models/README.md.")
+    p.add_argument("--data", required=True, help="folder written by `tablewatch synth`")
+    p.add_argument("--out", default="models/weights", help="weights folder (default models/weights)")
+    p.add_argument("--steps", type=int, default=2400, help="optimiser steps (default 2400, the committed run: ~12 min on 2 cores)")
+    p.add_argument("--batch", type=int, default=32, help="crops per step (default 32)")
+    p.add_argument("--crop", type=int, default=192, help="crop size in pixels (default 192)")
+    p.add_argument("--px-per-mm", type=float, default=1.0, help="model input scale (default 1 px/mm)")
+    p.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
+    p.add_argument("--val-scenes", type=int, default=60, help="last N scenes of --data used for validation (default 60)")
+    p.add_argument("--val-every", type=int, default=100, help="validate every N steps (default 100)")
+    p.add_argument("--width", type=int, default=32, help="net width (default 32, ~120k parameters)")
+    p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 3e-3)")
+    p.add_argument("--no-int8", action="store_true", help="skip the int8 variant")
+    p.set_defaults(func=run_train)
+
+
+def add_eval_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "eval", help="evaluate a model on a fresh held-out synthetic set",
+        description="Render a fresh held-out set (new seeds; stronger light, more occlusion) and print per-class "
+                    "recall / precision (8 mm), per-region accuracy after layout assignment and whole-board exact.")
+    p.add_argument("what", choices=["detector"], help="which model")
+    p.add_argument("--n", type=int, default=500, help="scenes (default 500)")
+    p.add_argument("--seed", type=int, default=1000, help="seed of the held-out scenes; must differ from the training data seed (default 1000)")
+    p.add_argument("--model", default="detector", help="detector, detector-int8 or a path to an .onnx file")
+    p.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
+    p.add_argument("--players", type=int, default=4, help="2, 3 or 4 players (default 4)")
+    p.add_argument("--easy", action="store_true", help="no extra light / occlusion (the training distribution)")
+    p.set_defaults(func=run_eval)
+
+
+def _positive(name: str, value, low=1) -> None:
+    if value < low:
+        raise UserError(f"--{name} must be at least {low} (got {value}).")
+
+
+def run_train(args) -> int:
+    for name in ("steps", "batch", "val_every", "width"):
+        _positive(name.replace("_", "-"), getattr(args, name))
+    if args.crop < 32 or args.crop % 8:
+        raise UserError(f"--crop must be a multiple of 8, at least 32 (got {args.crop}).")
+    if not (0.25 <= args.px_per_mm <= 8):
+        raise UserError(f"--px-per-mm must be between 0.25 and 8 (got {args.px_per_mm}).")
+    data = Path(args.data)
+    if not data.is_dir():
+        raise UserError(f"--data {data} is not a folder; make one with `tablewatch synth --n 1500 --seed 1 --out {data}`.")
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise UserError("training needs PyTorch: pip install torch==2.13.0 (the `train` extra).") from None
+    from models.detector.train import train
+
+    out = Path(args.out)
+    card = train(data, out, args.steps, args.batch, args.crop, args.px_per_mm, args.seed, args.val_scenes, args.val_every,
+                 args.width, args.lr)
+    print(f"wrote {out / 'detector.onnx'} ({card['params']} parameters; best val F1 {card['val']['f1']:.3f} at step "
+          f"{card['train']['best_step']}, {card['train']['minutes']:.1f} min) and {out / 'detector_val_curve.png'}")
+    if not args.no_int8:
+        from models.detector.quantize import quantize
+
+        q = quantize(out / "detector.onnx", data, args.px_per_mm)
+        print(f"wrote {q}")
+    return 0
+
+
+def run_eval(args) -> int:
+    _positive("n", args.n)
+    _positive("workers", args.workers)
+    if args.players not in (2, 3, 4):
+        raise UserError(f"--players must be 2, 3 or 4 (got {args.players}).")
+    from models.detector.evaluate import evaluate
+
+    return evaluate(args.model, args.n, args.seed, args.workers, args.players, hard=not args.easy)
 
 
 def parse_size(text: str) -> tuple[int, int]:

@@ -105,3 +105,16 @@ def test_setup_is_reproducible_and_complete():
         assert pl.grid[4].tile == "B-FIRE" and all(g.side == "action" for g in pl.grid)
     assert [len(a.progress_rows[k]) for k in (1, 2, 3)] == [6, 6, 6]
     assert all(len(stack) == 3 for stack in a.turtle_stacks.values())
+
+
+def test_random_games_do_not_depend_on_the_hash_seed():
+    """The same seed plays the same game in any Python process (no set iteration order leaks in)."""
+    import subprocess
+    import sys
+
+    code = ("import json,hashlib;from assistant.wendake.generate import play_random_game;"
+            "from assistant.wendake.moves import move_to_json;_,m=play_random_game(('A','B','C'),seed=9);"
+            "print(hashlib.md5(json.dumps([move_to_json(x) for x in m]).encode()).hexdigest())")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(h)}).stdout for h in (1, 2)}
+    assert len(outs) == 1

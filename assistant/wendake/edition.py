@@ -78,7 +78,7 @@ class MapTopology:
     players: int
     territories: dict  # id -> {"name", "home", "pas": [{"kind", "crop"?}], "flag"?, "flag_distance"?}
     lakes: tuple[str, ...]
-    neighbours: dict  # territory id -> frozenset of territories reachable in one step (land borders only)
+    neighbours: dict  # territory id -> sorted tuple of territories reachable in one step (land borders only)
     flags: dict
     solo_ghost_home: str | None
 
@@ -155,7 +155,8 @@ def _topology(n: int, m: dict) -> MapTopology:
         if kind == "land" and a in neighbours and b in neighbours:
             neighbours[a].add(b)
             neighbours[b].add(a)
-    return MapTopology(n, m["territories"], tuple(m["lakes"]), {k: frozenset(v) for k, v in neighbours.items()},
+    # sorted tuples, not sets: iteration order must not depend on the interpreter's hash seed
+    return MapTopology(n, m["territories"], tuple(m["lakes"]), {k: tuple(sorted(v)) for k, v in neighbours.items()},
                        m["flags"], m.get("solo_ghost_home"))
 
 

@@ -1,0 +1,156 @@
+"""The detector's data set, read from a ``tablewatch synth`` folder: rectified map views resized to the model's
+px/mm (cached as one .npy next to the scenes), the labels turned into target arrays, random augmented crops, and
+the centre-point targets (Gaussian class heatmaps, offsets, sizes, attribute indices)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from assistant.errors import UserError
+
+STRIDE = 4
+
+
+def read_manifest(folder: Path) -> dict:
+    path = Path(folder) / "manifest.json"
+    try:
+        man = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path} not found: --data must be a folder written by `tablewatch synth`.") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path} is not valid JSON ({exc.msg}); re-run `tablewatch synth`.") from None
+    for key in ("classes", "colours", "sides", "scenes"):
+        if key not in man:
+            raise UserError(f"{path} lacks {key!r}; it is not a `tablewatch synth` manifest.")
+    return man
+
+
+def scene_targets(rect: dict, px_per_mm: float, man: dict) -> dict:
+    """Label arrays of one rectified view at ``px_per_mm``: u, v (input pixels), class / colour / side indices,
+    size (mm), and ``ignore`` (occluded or out of the camera view: neither positive nor negative)."""
+    r0 = float(rect["px_per_mm"])
+    cls_i = {c: i for i, c in enumerate(man["classes"])}
+    col_i = {c: i for i, c in enumerate(man["colours"])}
+    side_i = {c: i for i, c in enumerate(man["sides"])}
+    rows = []
+    for p in rect["pieces"]:
+        mm_x, mm_y = (p["xy"][0] + 0.5) / r0, (p["xy"][1] + 0.5) / r0
+        bx = p.get("box") or [0, 0, 0, 0]
+        rows.append((mm_x * px_per_mm - 0.5, mm_y * px_per_mm - 0.5, cls_i[p["class"]], col_i.get(p["colour"], len(col_i)),
+                     side_i.get(p["side"], len(side_i)) if p["side"] else len(side_i), max(1.0, (bx[2] - bx[0]) / r0),
+                     max(1.0, (bx[3] - bx[1]) / r0), float(bool(p.get("occluded")) or not p.get("in_camera_view", True))))
+    a = np.array(rows, np.float32).reshape(-1, 8)
+    return {"uv": a[:, :2], "cls": a[:, 2].astype(np.int64), "colour": a[:, 3].astype(np.int64), "side": a[:, 4].astype(np.int64),
+            "size": a[:, 5:7], "ignore": a[:, 7] > 0}
+
+
+def _load_one(args):
+    import cv2
+
+    cv2.setNumThreads(1)
+    folder, name, px_per_mm = args
+    lab = json.loads((Path(folder) / f"{name}.json").read_text(encoding="utf-8"))
+    rect = lab["rectified"]
+    img = cv2.imread(str(Path(folder) / rect["image"]), cv2.IMREAD_COLOR)
+    if img is None:
+        raise UserError(f"cannot read {Path(folder) / rect['image']}; re-run `tablewatch synth`.")
+    f = px_per_mm / float(rect["px_per_mm"])
+    h, w = img.shape[:2]
+    img = cv2.resize(img, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
+    return img, rect
+
+
+def load_views(folder: Path, px_per_mm: float, workers: int = 2, limit: int | None = None):
+    """(images uint8 (N, H, W, 3) padded, [rectified label dicts], manifest); cached as views_<r>.npy."""
+    folder = Path(folder)
+    man = read_manifest(folder)
+    n = int(man["scenes"]) if limit is None else min(limit, int(man["scenes"]))
+    names = [f"scene_{i:06d}" for i in range(n)]
+    missing = [nm for nm in names[:1] + names[-1:] if not (folder / f"{nm}.json").exists()]
+    if missing:
+        raise UserError(f"{folder} lacks {missing[0]}.json; the synth run did not finish. Re-run `tablewatch synth`.")
+    cache = folder / f"views_{px_per_mm:g}_{n}.npy"
+    rects = [json.loads((folder / f"{nm}.json").read_text(encoding="utf-8"))["rectified"] for nm in names]
+    if cache.exists():
+        return np.load(cache, mmap_mode="r"), rects, man
+    jobs = [(str(folder), nm, px_per_mm) for nm in names]
+    if workers > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("fork").Pool(workers) as pool:
+            loaded = pool.map(_load_one, jobs, chunksize=8)
+    else:
+        loaded = [_load_one(j) for j in jobs]
+    H = max(im.shape[0] for im, _ in loaded)
+    W = max(im.shape[1] for im, _ in loaded)
+    arr = np.zeros((n, H, W, 3), np.uint8)
+    for i, (im, _) in enumerate(loaded):
+        arr[i, :im.shape[0], :im.shape[1]] = im
+    np.save(cache, arr)
+    return arr, rects, man
+
+
+def gaussian_targets(t: dict, shape_hw: tuple[int, int], n_classes: int, sigma: float = 1.0):
+    """Targets on the stride-4 grid of an input of ``shape_hw``: heat (C, h, w), weight (h, w) (0 near ignored
+    pieces), and index arrays (cell y, cell x, offset x, y, log w, h, class, colour, side) for the positives."""
+    H, W = shape_hw
+    h, w = H // STRIDE, W // STRIDE
+    heat = np.zeros((n_classes, h, w), np.float32)
+    weight = np.ones((h, w), np.float32)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    pos = []
+    rad = int(math.ceil(3 * sigma))
+    for k in range(len(t["cls"])):
+        cx, cy = t["uv"][k] / STRIDE
+        ix, iy = int(math.floor(cx)), int(math.floor(cy))
+        if not (0 <= ix < w and 0 <= iy < h):
+            continue
+        y0, y1, x0, x1 = max(0, iy - rad), min(h, iy + rad + 1), max(0, ix - rad), min(w, ix + rad + 1)
+        if t["ignore"][k]:
+            weight[y0:y1, x0:x1] = 0.0
+            continue
+        g = np.exp(-((xs[y0:y1, x0:x1] - ix) ** 2 + (ys[y0:y1, x0:x1] - iy) ** 2) / (2 * sigma * sigma))
+        c = t["cls"][k]
+        np.maximum(heat[c, y0:y1, x0:x1], g, out=heat[c, y0:y1, x0:x1])
+        pos.append((iy, ix, cx - ix, cy - iy, math.log(t["size"][k][0]), math.log(t["size"][k][1]), c, t["colour"][k], t["side"][k]))
+    weight = np.maximum(weight, heat.max(axis=0))  # a positive cell is never ignored
+    return heat, weight, np.array(pos, np.float32).reshape(-1, 9)
+
+
+def transform(t: dict, M: np.ndarray, keep_hw: tuple[int, int]) -> dict:
+    """Labels moved by the 2×3 affine M (input pixel coordinates); pieces outside the crop dropped."""
+    uv = t["uv"] @ M[:, :2].T + M[:, 2]
+    H, W = keep_hw
+    ok = (uv[:, 0] > -0.5) & (uv[:, 1] > -0.5) & (uv[:, 0] < W - 0.5) & (uv[:, 1] < H - 0.5)
+    out = {k: v[ok] for k, v in t.items() if k != "uv"}
+    out["uv"] = uv[ok]  # sizes stay in mm: the ±8 % scale jitter is treated as noise around the nominal px/mm
+    return out
+
+
+def random_crop(img: np.ndarray, t: dict, crop: int, rng: np.random.Generator, valid_hw: tuple[int, int]):
+    """An augmented crop: random place, flips / quarter turns, ±8 % scale, brightness, contrast and noise."""
+    import cv2
+
+    Hv, Wv = valid_hw
+    s = float(rng.uniform(0.92, 1.08))
+    k = int(rng.integers(0, 4))
+    flip = bool(rng.random() < 0.5)
+    # source centre of the crop
+    cx, cy = rng.uniform(crop / 2 / s - 20, Wv - crop / 2 / s + 20), rng.uniform(crop / 2 / s - 20, Hv - crop / 2 / s + 20)
+    ang = k * 90.0
+    M = cv2.getRotationMatrix2D((float(cx), float(cy)), ang, s)
+    M[:, 2] += np.array([crop / 2 - cx, crop / 2 - cy])
+    if flip:
+        M = np.array([[-1, 0, crop - 1], [0, 1, 0]], np.float64) @ np.vstack([M, [0, 0, 1]])
+    out = cv2.warpAffine(img, M, (crop, crop), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    tt = transform(t, M.astype(np.float32), (crop, crop))
+    o = out.astype(np.float32)
+    o = (o - 128.0) * rng.uniform(0.75, 1.25) + 128.0 + rng.uniform(-35, 35)
+    o *= rng.uniform(0.9, 1.1, 3).astype(np.float32)  # white-balance drift
+    if rng.random() < 0.5:
+        o += rng.normal(0, rng.uniform(1, 6), o.shape).astype(np.float32)
+    return np.clip(o, 0, 255), tt

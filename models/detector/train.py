@@ -1,0 +1,184 @@
+"""``tablewatch train``: train the centre-point detector on a synth folder, draw the validation curve (cv2 PNG),
+export ONNX (opset 17) and its JSON card into the weights folder. Seeded: same data, seed and steps ⇒ same
+weights (torch on CPU, 2 threads)."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from assistant.errors import UserError
+
+
+def _bar(step: int, total: int, t0: float, loss: float, extra: str = "") -> None:
+    width = 30
+    fill = int(width * step / total)
+    el = time.perf_counter() - t0
+    eta = el / step * (total - step) if step else 0.0
+    sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] step {step}/{total}  loss {loss:.3f}  {el / 60:.1f} min  eta {eta / 60:.1f} min {extra}   ")
+    sys.stderr.flush()
+
+
+def focal_loss(pred, gt, weight):
+    import torch
+
+    pred = pred.clamp(1e-4, 1 - 1e-4)
+    pos = gt.eq(1).float()
+    neg = (1 - pos) * weight[:, None]
+    pl = torch.log(pred) * (1 - pred) ** 2 * pos
+    nl = torch.log(1 - pred) * pred ** 2 * (1 - gt) ** 4 * neg
+    n = pos.sum().clamp(min=1.0)
+    return -(pl.sum() + nl.sum()) / n
+
+
+def make_batch(views, targets, idx, crop, rng, n_classes, valid_hw):
+    from models.detector.data import gaussian_targets, random_crop
+
+    imgs, heats, weights, pos = [], [], [], []
+    for b, i in enumerate(idx):
+        img, t = random_crop(views[i], targets[i], crop, rng, valid_hw[i])
+        heat, w, p = gaussian_targets(t, (crop, crop), n_classes)
+        imgs.append(img.transpose(2, 0, 1))
+        heats.append(heat)
+        weights.append(w)
+        pos.append(np.concatenate([np.full((len(p), 1), b, np.float32), p], 1))
+    return np.stack(imgs), np.stack(heats), np.stack(weights), np.concatenate(pos, 0)
+
+
+def validate(model, views, rects, idx, card, valid_hw) -> dict:
+    import torch
+
+    from models.detector.metrics import Tally, gt_from_rect
+    from vision.detect import decode
+
+    tally = Tally(card["classes"], 8.0)
+    model.eval()
+    with torch.no_grad():
+        for i in idx:
+            H, W = valid_hw[i]
+            Hp, Wp = -(-H // 8) * 8, -(-W // 8) * 8
+            img = np.zeros((Hp, Wp, 3), np.float32)
+            img[:H, :W] = views[i][:H, :W]
+            heat, reg, col, side = model(torch.from_numpy(img.transpose(2, 0, 1)[None].copy()))
+            pieces = decode(heat[0].numpy(), reg[0].numpy(), col[0].numpy(), side[0].numpy(), card, card["threshold"], card["nms_mm"])
+            tally.add([{"class": p.cls, "colour": p.colour, "side": p.side, "x": p.x_mm, "y": p.y_mm, "score": p.score} for p in pieces],
+                      gt_from_rect(rects[i]))
+    model.train()
+    return tally.totals()
+
+
+def draw_curve(path: Path, history: list[dict]) -> None:
+    """Training loss (grey, own scale) and validation recall / precision / F1 (0..1) against step, drawn with cv2."""
+    import cv2
+
+    W, H, m = 900, 520, 60
+    img = np.full((H, W, 3), 255, np.uint8)
+    x0, y0, x1, y1 = m, 30, W - 30, H - m
+    cv2.rectangle(img, (x0, y0), (x1, y1), (0, 0, 0), 1)
+    if not history:
+        cv2.imwrite(str(path), img)
+        return
+    smax = max(h["step"] for h in history) or 1
+    lmax = max(h["loss"] for h in history) or 1
+    X = lambda s: int(x0 + (x1 - x0) * s / smax)  # noqa: E731
+    Y = lambda v: int(y1 - (y1 - y0) * v)  # noqa: E731
+    for v in (0.0, 0.25, 0.5, 0.75, 1.0):
+        cv2.line(img, (x0, Y(v)), (x1, Y(v)), (225, 225, 225), 1)
+        cv2.putText(img, f"{v:.2f}", (8, Y(v) + 4), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
+    series = [("loss / max", (150, 150, 150), [h["loss"] / lmax for h in history]), ("val recall", (200, 80, 0), [h["recall"] for h in history]),
+              ("val precision", (0, 140, 0), [h["precision"] for h in history]), ("val F1", (0, 0, 220), [h["f1"] for h in history]),
+              ("val colour+side acc", (160, 0, 160), [h["attr_acc"] for h in history])]
+    for k, (name, col, vals) in enumerate(series):
+        pts = np.array([[X(h["step"]), Y(v)] for h, v in zip(history, vals)], np.int32)
+        cv2.polylines(img, [pts], False, col, 2, cv2.LINE_AA)
+        cv2.putText(img, name, (x0 + 10 + 170 * k, H - 18), cv2.FONT_HERSHEY_SIMPLEX, 0.45, col, 1, cv2.LINE_AA)
+    cv2.putText(img, f"step (0..{smax})", (x1 - 120, y1 + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1, cv2.LINE_AA)
+    cv2.putText(img, "detector validation curve (matched within 8 mm)", (x0, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
+    cv2.imwrite(str(path), img)
+
+
+def export(model, path: Path, card: dict) -> None:
+    import torch
+
+    model.eval()
+    dummy = torch.zeros(1, 3, 128, 192)
+    torch.onnx.export(model, (dummy,), str(path), input_names=["image"], output_names=["heat", "reg", "colour", "side"],
+                      dynamic_axes={"image": {2: "H", 3: "W"}, "heat": {2: "h", 3: "w"}, "reg": {2: "h", 3: "w"},
+                                    "colour": {2: "h", 3: "w"}, "side": {2: "h", 3: "w"}},
+                      opset_version=17, dynamo=False)
+    path.with_suffix(".json").write_text(json.dumps(card, indent=1), encoding="utf-8")
+
+
+def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: float, seed: int, val_scenes: int,
+          val_every: int, width: int, lr: float, limit: int | None = None) -> dict:
+    import torch
+
+    from models.detector.data import load_views, scene_targets
+    from models.detector.net import MULTIPLE, STRIDE, CentreNet, n_params
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    rng = np.random.default_rng(seed)
+    t_load = time.perf_counter()
+    views, rects, man = load_views(data, px_per_mm, limit=limit)
+    n = len(rects)
+    if n < val_scenes + 10:
+        raise UserError(f"{data} holds {n} scenes; training needs at least {val_scenes + 10} (val uses the last {val_scenes}).")
+    targets = [scene_targets(r, px_per_mm, man) for r in rects]
+    valid_hw = [(round(r["size"][1] * px_per_mm / r["px_per_mm"]), round(r["size"][0] * px_per_mm / r["px_per_mm"])) for r in rects]
+    print(f"loaded {n} views at {px_per_mm:g} px/mm in {time.perf_counter() - t_load:.1f} s", file=sys.stderr)
+    train_idx = np.arange(n - val_scenes)
+    val_idx = np.arange(n - val_scenes, n)
+    classes, colours, sides = list(man["classes"]), list(man["colours"]), list(man["sides"])
+    model = CentreNet(len(classes), len(colours) + 1, len(sides) + 1, width)
+    card = {"format": "tablewatch-detector/1", "classes": classes, "colours": colours, "sides": sides, "px_per_mm": px_per_mm,
+            "stride": STRIDE, "multiple": MULTIPLE, "threshold": 0.3, "nms_mm": 7.0, "params": n_params(model), "width": width,
+            "train": {"data": str(data), "scenes": n, "val_scenes": val_scenes, "data_seed": man.get("seed"), "seed": seed, "steps": steps,
+                      "batch": batch, "crop": crop, "lr": lr}}
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    warm = min(50, steps // 10 + 1)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
+    out.mkdir(parents=True, exist_ok=True)
+    history: list[dict] = []
+    best = (-1.0, None)
+    t0 = time.perf_counter()
+    run_loss = None
+    for step in range(1, steps + 1):
+        idx = rng.choice(train_idx, batch)
+        x, heat, w, pos = make_batch(views, targets, idx, crop, rng, len(classes), valid_hw)
+        x, heat, w = torch.from_numpy(x), torch.from_numpy(heat), torch.from_numpy(w)
+        ph, preg, pcol, pside = model(x)
+        loss = focal_loss(ph, heat, w)
+        if len(pos):
+            b, cy, cx = (torch.from_numpy(pos[:, k].astype(np.int64)) for k in range(3))
+            reg_t = torch.from_numpy(pos[:, 3:7])
+            loss = loss + torch.nn.functional.l1_loss(preg[b, :2, cy, cx], reg_t[:, :2]) + 0.1 * torch.nn.functional.l1_loss(preg[b, 2:, cy, cx], reg_t[:, 2:])
+            loss = loss + torch.nn.functional.cross_entropy(pcol[b, :, cy, cx], torch.from_numpy(pos[:, 8].astype(np.int64)))
+            loss = loss + 0.5 * torch.nn.functional.cross_entropy(pside[b, :, cy, cx], torch.from_numpy(pos[:, 9].astype(np.int64)))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        lv = loss.item()
+        run_loss = lv if run_loss is None else 0.95 * run_loss + 0.05 * lv
+        _bar(step, steps, t0, run_loss, f"{step * batch / (time.perf_counter() - t0):.0f} img/s")
+        if step % val_every == 0 or step == steps:
+            m = validate(model, views, rects, val_idx, card, valid_hw)
+            history.append({"step": step, "loss": run_loss, **m, "minutes": (time.perf_counter() - t0) / 60})
+            sys.stderr.write(f"\n  val @ {step}: recall {m['recall']:.3f} precision {m['precision']:.3f} F1 {m['f1']:.3f} colour+side {m['attr_acc']:.3f}\n")
+            draw_curve(out / "detector_val_curve.png", history)
+            if m["f1"] > best[0]:
+                best = (m["f1"], {k: v.detach().clone() for k, v in model.state_dict().items()}, step)
+    model.load_state_dict(best[1])
+    card["train"]["best_step"] = best[2]
+    card["train"]["minutes"] = round((time.perf_counter() - t0) / 60, 2)
+    card["val"] = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in history[[h["step"] for h in history].index(best[2])].items()}
+    card["history"] = [{k: (round(v, 4) if isinstance(v, float) else v) for k, v in h.items()} for h in history]
+    export(model, out / "detector.onnx", card)
+    print(file=sys.stderr)
+    return card

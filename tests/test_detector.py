@@ -1,0 +1,169 @@
+"""Piece detector: heatmap decoding and NMS on hand-made tensors, region assignment, matching metrics, the
+onnxruntime path on the committed model, and CLI errors. Never imports torch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from assistant.cli import main
+from vision.detect import Piece, decode, model_path, nms_points, peaks
+
+CARD = {"classes": ["a", "b", "c"], "colours": ["red", "blue"], "sides": ["colour", "grey"], "px_per_mm": 1.0, "stride": 4}
+
+
+def heads(h=16, w=20):
+    return (np.zeros((3, h, w), np.float32), np.zeros((4, h, w), np.float32), np.zeros((3, h, w), np.float32),
+            np.zeros((3, h, w), np.float32))
+
+
+def test_decode_places_a_peak_in_board_mm_with_offset_and_attributes():
+    heat, reg, col, side = heads()
+    heat[1, 5, 7] = 0.9
+    heat[1, 5, 8] = 0.6  # a shoulder of the same peak: not a second piece
+    reg[:, 5, 7] = [0.25, 0.5, np.log(12.0), np.log(20.0)]
+    col[1, 5, 7] = 3.0
+    side[2, 5, 7] = 2.0
+    (p,) = decode(heat, reg, col, side, CARD, threshold=0.3)
+    assert (p.cls, p.colour, p.side) == ("b", "blue", None)
+    assert p.x_mm == pytest.approx((7.25 * 4 + 0.5) / 1.0)
+    assert p.y_mm == pytest.approx((5.5 * 4 + 0.5) / 1.0)
+    assert (p.w_mm, p.h_mm) == (pytest.approx(12.0), pytest.approx(20.0))
+    assert p.score == pytest.approx(0.9)
+
+
+def test_decode_threshold_and_class_agnostic_peaks():
+    heat, reg, col, side = heads()
+    heat[0, 2, 2] = 0.8
+    heat[2, 2, 2] = 0.7  # same place, weaker class: one piece of class a
+    heat[2, 10, 15] = 0.5
+    heat[1, 12, 3] = 0.2  # below threshold
+    got = decode(heat, reg, col, side, CARD, threshold=0.3)
+    assert [(p.cls, round(p.score, 2)) for p in got] == [("a", 0.8), ("c", 0.5)]
+    assert got[0].colour == "red" and got[0].side == "colour"  # argmax of zero logits: first entry
+
+
+def test_decode_nms_in_mm_and_scale():
+    heat, reg, col, side = heads()
+    heat[0, 4, 4] = 0.9
+    heat[0, 4, 6] = 0.8  # 8 input px = 4 mm at 2 px/mm: suppressed at 7 mm
+    card = dict(CARD, px_per_mm=2.0)
+    assert len(decode(heat, reg, col, side, card, nms_mm=7.0)) == 1
+    assert len(decode(heat, reg, col, side, card, nms_mm=3.0)) == 2
+
+
+def test_peaks_and_nms_points():
+    s = np.zeros((5, 5), np.float32)
+    s[1, 1], s[3, 3], s[3, 4] = 0.5, 0.9, 0.4
+    ys, xs = peaks(s, 0.3)
+    assert list(zip(ys, xs)) == [(3, 3), (1, 1)]
+    xy = np.array([[0, 0], [3, 0], [10, 0]], float)
+    assert list(nms_points(xy, np.array([0.5, 0.9, 0.7]), 5.0)) == [1, 2]
+    assert decode(*heads(), CARD) == []
+    with pytest.raises(ValueError):
+        decode(np.zeros((4, 4)), *heads()[1:], CARD)
+
+
+@pytest.fixture(scope="module")
+def index():
+    from calibration.layout import load_builtin
+    from vision.assign import RegionIndex
+
+    return RegionIndex(load_builtin("wendake-map-4p"))
+
+
+def test_region_lookup(index):
+    assert index.region_of(84.0, 129.0) == "H1.pa0"  # inside a productive area
+    assert index.region_of(90.0, 133.0) == "H1.pa0"  # off-centre, still the occupant
+    assert index.region_of(96.0, 120.0) == "H1"  # at the area's edge: a guard of the territory
+    assert index.region_of(60.0, 60.0) == "H1"
+    cx, cy = index.centres["L1"]
+    assert index.region_of(cx, cy) == "L1"
+    assert index.region_of(-50.0, -50.0) is None
+
+
+def test_decisions_from_labels_and_detections(index):
+    from vision.assign import covered, detected_decisions, label_decisions
+
+    labels = [{"class": "woman", "colour": "red", "side": "colour", "region": "H1.pa0"},
+              {"class": "warrior_standing", "colour": "red", "side": None, "region": "H1"},
+              {"class": "warrior_standing", "colour": "red", "side": None, "region": "H1"},
+              {"class": "warrior_standing", "colour": "blue", "side": None, "region": "H1"}]
+    truth = label_decisions(index, labels)
+    assert truth["H1.pa0"] == ("woman", "red", "colour")
+    assert truth["H1"] == ((("warrior_standing", "blue", ""), 1), (("warrior_standing", "red", ""), 2))
+    assert truth["H1.pa1"] is None and truth["L1"] == ()
+    dets = [Piece("woman", "red", "colour", 84, 129, 20, 20, 0.9), Piece("hunter", "red", "colour", 85, 128, 20, 20, 0.4),
+            Piece("warrior_standing", "red", None, 60, 60, 10, 10, 0.8), Piece("warrior_standing", "red", None, 70, 60, 10, 10, 0.8),
+            Piece("warrior_standing", "blue", None, 60, 80, 10, 10, 0.8)]
+    got = detected_decisions(index, dets)
+    assert got == truth
+    dets[3] = Piece("warrior_standing", "blue", None, 70, 60, 10, 10, 0.8)
+    assert detected_decisions(index, dets)["H1"] != truth["H1"]
+    assert {"H1", "H1.pa0", "H1.pa1"} <= covered(index, ["H1"])
+    assert "H1" in covered(index, ["H1.pa0"])
+
+
+def test_matching_tally():
+    from models.detector.metrics import Tally
+
+    t = Tally(["a", "b"], 8.0)
+    gts = [{"class": "a", "colour": "red", "side": None, "x": 0, "y": 0}, {"class": "a", "colour": "red", "side": None, "x": 50, "y": 0},
+           {"class": "b", "colour": "blue", "side": None, "x": 100, "y": 0, "ignore": True}]
+    preds = [{"class": "a", "colour": "red", "side": None, "x": 5, "y": 0, "score": 0.9},
+             {"class": "a", "colour": "red", "side": None, "x": 30, "y": 0, "score": 0.8},
+             {"class": "b", "colour": "blue", "side": None, "x": 101, "y": 0, "score": 0.7}]
+    t.add(preds, gts)
+    tot = t.totals()
+    assert (tot["tp"], tot["fp"], tot["fn"]) == (1, 1, 1)
+    assert t.per_class() == [("a", 2, 0.5, 0.5)]
+
+
+HAVE_MODEL = model_path("detector").exists()
+
+
+@pytest.mark.skipif(not HAVE_MODEL, reason="no committed detector weights")
+def test_onnx_runtime_on_fresh_scenes():
+    import cv2
+
+    from models.detector.metrics import Tally, gt_from_rect, preds_from_pieces
+    from models.synth.writer import make_scene
+    from vision.detect import Detector
+
+    det = Detector("detector")
+    x = det.prepare(np.zeros((100, 130, 3), np.uint8), det.px_per_mm)
+    assert x.shape[2] % 8 == 0 and x.shape[3] % 8 == 0
+    out = det.run(x)
+    C = len(det.card["classes"])
+    assert out["heat"].shape == (1, C, x.shape[2] // 4, x.shape[3] // 4)
+    assert out["colour"].shape[1] == len(det.card["colours"]) + 1
+    tally = Tally(det.card["classes"])
+    for i in range(3):
+        sc = make_scene(4242, i, 4, (1280, 960), 4.0)
+        view = cv2.imdecode(np.frombuffer(sc["rect_jpeg"], np.uint8), cv2.IMREAD_COLOR)
+        a = det.detect(view, 4.0)
+        b = det.detect(view, 4.0)
+        assert [p.as_dict() for p in a] == [p.as_dict() for p in b]  # deterministic
+        tally.add(preds_from_pieces(a), gt_from_rect(sc["labels"]["rectified"]))
+    tot = tally.totals()
+    assert tot["recall"] > 0.6 and tot["precision"] > 0.6, tot
+
+
+@pytest.mark.parametrize("args, words", [
+    (["train", "--data", "/nonexistent/tw"], "not a folder"),
+    (["train", "--data", ".", "--crop", "100"], "multiple of 8"),
+    (["train", "--data", ".", "--steps", "0"], "--steps"),
+    (["eval", "detector", "--n", "0"], "--n"),
+    (["eval", "detector", "--players", "5"], "--players"),
+    (["eval", "detector", "--model", "/nonexistent/x.onnx"], "not found"),
+    (["bench", "detector", "--runs", "0"], "--runs"),
+])
+def test_cli_errors(args, words, capsys):
+    assert main(args) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_train_needs_a_synth_folder(tmp_path, capsys):
+    pytest.importorskip("torch")
+    assert main(["train", "--data", str(tmp_path), "--out", str(tmp_path / "w")]) == 2
+    assert "manifest.json" in capsys.readouterr().err

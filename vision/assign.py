@@ -1,0 +1,96 @@
+"""Assignment of detected pieces to layout regions, and the per-region decisions read off them.
+
+Owns: point → region lookup on a layout (a piece near the centre of a ``productive_area`` occupies it — occupants
+stand in the middle of their area; anything else belongs to the ``territory`` / ``lake`` around it), and ``decisions``: one value per region — a productive area's occupant (class, colour, side) or None, a
+territory's or lake's sorted counts of (class, colour, side) among the pieces standing in it outside its productive
+areas. Game-neutral: it reads region kinds and parents from the layout JSON, not Wendake names. numpy + OpenCV only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+OCCUPIED_KINDS = ("productive_area",)
+COUNTED_KINDS = ("territory", "lake")
+
+
+class RegionIndex:
+    """Point-in-polygon lookup over a layout's regions (board mm)."""
+
+    def __init__(self, layout: dict, occupant_mm: float = 8.0):
+        self.layout = layout
+        self.occupant_mm = occupant_mm
+        self.occupied = [(r["id"], np.asarray(r["polygon"], np.float32)) for r in layout["regions"] if r.get("kind") in OCCUPIED_KINDS]
+        self.counted = [(r["id"], np.asarray(r["polygon"], np.float32)) for r in layout["regions"] if r.get("kind") in COUNTED_KINDS]
+        self.occupied_ids = {rid for rid, _ in self.occupied}
+        self.parent = {r["id"]: r.get("parent") for r in layout["regions"]}
+        self.centres = {r["id"]: tuple(np.asarray(r["polygon"], float).mean(axis=0)) for r in layout["regions"]}
+
+    @staticmethod
+    def _dist(poly: np.ndarray, x: float, y: float) -> float:
+        import cv2
+
+        return float(cv2.pointPolygonTest(poly.reshape(-1, 1, 2), (float(x), float(y)), True))  # > 0 inside
+
+    def region_of(self, x: float, y: float) -> str | None:
+        """The productive area whose centre is within ``occupant_mm`` of (x, y), else the territory / lake holding
+        the point, else None. (Guards standing at the edge of an area are not its occupant.)"""
+        best, best_d = None, self.occupant_mm
+        for rid, _ in self.occupied:
+            cx, cy = self.centres[rid]
+            d = ((x - cx) ** 2 + (y - cy) ** 2) ** 0.5
+            if d <= best_d:
+                best, best_d = rid, d
+        if best is not None:
+            return best
+        for rid, poly in self.counted:
+            if self._dist(poly, x, y) >= 0:
+                return rid
+        return None
+
+
+def _key(cls: str, colour: str, side) -> tuple:
+    return (cls, colour, side or "")
+
+
+def decisions(index: RegionIndex, pieces: list[tuple[str, str, str | None, str | None, float]]) -> dict[str, object]:
+    """Decisions from pieces given as (region id, class, colour, side, score).
+
+    Productive area → the highest-scoring occupant's (class, colour, side), or None. Territory / lake → the sorted
+    tuple of ((class, colour, side), count) of the pieces assigned to it directly."""
+    out: dict[str, object] = {rid: None for rid, _ in index.occupied}
+    out.update({rid: () for rid, _ in index.counted})
+    best: dict[str, float] = {}
+    counts: dict[str, Counter] = {}
+    for rid, cls, colour, side, score in pieces:
+        if rid is None or rid not in out:
+            continue
+        if rid in index.occupied_ids:
+            if score > best.get(rid, -1.0):
+                best[rid] = score
+                out[rid] = _key(cls, colour, side)
+        else:
+            counts.setdefault(rid, Counter())[_key(cls, colour, side)] += 1
+    for rid, c in counts.items():
+        out[rid] = tuple(sorted(c.items()))
+    return out
+
+
+def detected_decisions(index: RegionIndex, detections) -> dict[str, object]:
+    """Decisions from ``vision.detect.Piece`` objects (positions in board mm)."""
+    return decisions(index, [(index.region_of(p.x_mm, p.y_mm), p.cls, p.colour, p.side, p.score) for p in detections])
+
+
+def label_decisions(index: RegionIndex, labels: list[dict]) -> dict[str, object]:
+    """Decisions from ground-truth labels (synth ``rectified.pieces``: their ``region`` field)."""
+    return decisions(index, [(lab.get("region"), lab["class"], lab["colour"], lab.get("side"), 1.0) for lab in labels])
+
+
+def covered(index: RegionIndex, region_ids) -> set[str]:
+    """Regions hidden by a hand: the ids given plus their productive areas / parents."""
+    ids = set(region_ids or ())
+    extra = {rid for rid, par in index.parent.items() if par in ids}
+    extra |= {index.parent[rid] for rid in ids if index.parent.get(rid)}
+    return ids | extra

@@ -1,0 +1,215 @@
+"""Piece detector at run time: an ONNX centre-point net on the rectified map view, run with onnxruntime.
+
+Owns: loading a committed model (``models/weights/<name>.onnx`` + its ``.json`` card: classes, colours, sides,
+input scale), resizing a rectified view to the model's px/mm, running it with 2 threads, and decoding the heads
+into pieces in board millimetres (``decode``: class-agnostic peak picking + distance NMS). Also ``tablewatch bench
+detector``. numpy + OpenCV + onnxruntime only: never torch (training lives in ``models/detector``).
+
+Net outputs (stride ``stride`` input pixels per cell): ``heat`` (1, C, h, w) centre probabilities per class,
+``reg`` (1, 4, h, w) sub-cell offset x, y in [0, 1) and log box width, height in mm, ``colour`` (1, K+1, h, w)
+and ``side`` (1, S+1, h, w) logits, the last channel of each meaning "none".
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from assistant.errors import UserError
+
+WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "models" / "weights"
+DEFAULT_MODEL = "detector"
+
+
+@dataclass
+class Piece:
+    """One detected piece: class, attributes, base centre in board mm, box size in mm, score."""
+
+    cls: str
+    colour: str
+    side: str | None
+    x_mm: float
+    y_mm: float
+    w_mm: float
+    h_mm: float
+    score: float
+
+    def as_dict(self) -> dict:
+        return {"class": self.cls, "colour": self.colour, "side": self.side, "xy_mm": [round(self.x_mm, 2), round(self.y_mm, 2)],
+                "size_mm": [round(self.w_mm, 1), round(self.h_mm, 1)], "score": round(self.score, 4)}
+
+
+def model_path(name_or_path: str | Path = DEFAULT_MODEL) -> Path:
+    """``detector`` / ``detector-int8`` (in models/weights) or a path to an .onnx file."""
+    p = Path(name_or_path)
+    if p.suffix != ".onnx":
+        p = WEIGHTS_DIR / f"{name_or_path}.onnx"
+    return p
+
+
+def load_card(onnx_path: Path) -> dict:
+    card_path = onnx_path.with_suffix(".json")
+    if not card_path.exists():  # the int8 file shares the fp32 card
+        card_path = onnx_path.with_name(onnx_path.stem.replace("-int8", "") + ".json")
+    try:
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"no model card {card_path} next to {onnx_path}; it holds the class list. Re-export with `tablewatch train`.") from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"model card {card_path} is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
+    for key in ("classes", "colours", "sides", "px_per_mm", "stride"):
+        if key not in card:
+            raise UserError(f"model card {card_path} lacks {key!r}; re-export it with `tablewatch train`.")
+    return card
+
+
+def peaks(score: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Local maxima (3×3) of a 2-D score map above ``threshold``: (rows, cols), strongest first."""
+    import cv2
+
+    s = np.ascontiguousarray(score, np.float32)
+    dil = cv2.dilate(s, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((s >= dil) & (s > threshold))
+    order = np.argsort(-s[ys, xs], kind="stable")
+    return ys[order], xs[order]
+
+
+def nms_points(xy: np.ndarray, scores: np.ndarray, radius: float) -> np.ndarray:
+    """Greedy non-maximum suppression of points: indices kept (strongest first), none closer than ``radius``."""
+    order = np.argsort(-np.asarray(scores), kind="stable")
+    keep: list[int] = []
+    for i in order:
+        if all((xy[i, 0] - xy[j, 0]) ** 2 + (xy[i, 1] - xy[j, 1]) ** 2 >= radius * radius for j in keep):
+            keep.append(int(i))
+    return np.array(keep, dtype=np.int64)
+
+
+def decode(heat: np.ndarray, reg: np.ndarray, colour: np.ndarray, side: np.ndarray, card: dict,
+           threshold: float = 0.3, nms_mm: float = 7.0) -> list[Piece]:
+    """Turn the heads of one image (no batch axis) into pieces in board mm.
+
+    Peaks are taken on the class-wise maximum (one piece per place), refined by the offset head, then points
+    closer than ``nms_mm`` are suppressed. The input pixel u of cell column c is (c + offset) · stride, and
+    board mm = (u + 0.5) / px_per_mm (pixel centres, as in the rectified view)."""
+    heat = np.asarray(heat, np.float32)
+    if heat.ndim != 3:
+        raise ValueError(f"heat must be (C, h, w), got shape {heat.shape}")
+    stride, r = float(card["stride"]), float(card["px_per_mm"])
+    best = heat.max(axis=0)
+    cls = heat.argmax(axis=0)
+    ys, xs = peaks(best, threshold)
+    if len(ys) == 0:
+        return []
+    u = (xs + reg[0, ys, xs]) * stride
+    v = (ys + reg[1, ys, xs]) * stride
+    xy = np.stack([(u + 0.5) / r, (v + 0.5) / r], axis=1)
+    sc = best[ys, xs]
+    keep = nms_points(xy, sc, nms_mm)
+    colours = list(card["colours"]) + ["none"]
+    sides = list(card["sides"]) + [None]
+    out = []
+    for k in keep:
+        y, x = ys[k], xs[k]
+        out.append(Piece(card["classes"][int(cls[y, x])], colours[int(np.argmax(colour[:, y, x]))], sides[int(np.argmax(side[:, y, x]))],
+                         float(xy[k, 0]), float(xy[k, 1]), float(np.exp(reg[2, y, x])), float(np.exp(reg[3, y, x])), float(sc[k])))
+    return out
+
+
+class Detector:
+    """An onnxruntime session on a committed detector; ``detect(view, view_px_per_mm)`` → [Piece]."""
+
+    def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 2):
+        import onnxruntime as ort
+
+        self.path = model_path(model)
+        if not self.path.exists():
+            raise UserError(f"detector model {self.path} not found. Train one with `tablewatch train` or use the committed models/weights/detector.onnx.")
+        self.card = load_card(self.path)
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        try:
+            self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own types for corrupt files
+            raise UserError(f"cannot load the detector model {self.path}: {exc}") from None
+        self.input_name = self.session.get_inputs()[0].name
+        self.output_names = [o.name for o in self.session.get_outputs()]
+        self.px_per_mm = float(self.card["px_per_mm"])
+        self.multiple = int(self.card.get("multiple", 8))
+
+    def prepare(self, view: np.ndarray, view_px_per_mm: float) -> np.ndarray:
+        """BGR uint8 view → (1, 3, H, W) float32 at the model's px/mm, padded to a multiple of the net's stride."""
+        import cv2
+
+        if view is None or view.ndim != 3 or view.shape[2] != 3:
+            raise UserError("the rectified view must be a colour (BGR) image.")
+        if abs(view_px_per_mm - self.px_per_mm) > 1e-6:
+            f = self.px_per_mm / view_px_per_mm
+            h, w = view.shape[:2]
+            view = cv2.resize(view, (max(1, round(w * f)), max(1, round(h * f))),
+                              interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
+        h, w = view.shape[:2]
+        m = self.multiple
+        H, W = -(-h // m) * m, -(-w // m) * m
+        if (H, W) != (h, w):
+            view = cv2.copyMakeBorder(view, 0, H - h, 0, W - w, cv2.BORDER_CONSTANT, value=(0, 0, 0))
+        return np.ascontiguousarray(view.transpose(2, 0, 1)[None], dtype=np.float32)
+
+    def run(self, tensor: np.ndarray) -> dict[str, np.ndarray]:
+        return dict(zip(self.output_names, self.session.run(self.output_names, {self.input_name: tensor})))
+
+    def detect(self, view: np.ndarray, view_px_per_mm: float, threshold: float | None = None) -> list[Piece]:
+        out = self.run(self.prepare(view, view_px_per_mm))
+        thr = float(self.card.get("threshold", 0.3)) if threshold is None else threshold
+        return decode(out["heat"][0], out["reg"][0], out["colour"][0], out["side"][0], self.card, thr,
+                      float(self.card.get("nms_mm", 7.0)))
+
+
+def bench_main(argv: list[str]) -> int:
+    """``tablewatch bench detector``: milliseconds per rectified map view (fp32 and int8), 2 threads."""
+    import argparse
+    import time
+
+    import cv2
+
+    ap = argparse.ArgumentParser(prog="tablewatch bench detector",
+                                 description="Time the piece detector on rectified map views (onnxruntime, 2 threads).")
+    ap.add_argument("--models", default="detector,detector-int8", help="comma-separated model names or .onnx paths")
+    ap.add_argument("--runs", type=int, default=50, help="timed runs per model (default 50)")
+    ap.add_argument("--seed", type=int, default=7, help="seed of the rendered scene (default 7)")
+    ap.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads (default 2)")
+    args = ap.parse_args(argv)
+    if args.runs < 1:
+        raise UserError(f"--runs must be at least 1 (got {args.runs}).")
+    from models.synth.writer import make_scene
+
+    sc = make_scene(args.seed, 0, 4, (1280, 960), 4.0)
+    view = cv2.imdecode(np.frombuffer(sc["rect_jpeg"], np.uint8), cv2.IMREAD_COLOR)
+    r = sc["labels"]["rectified"]["px_per_mm"]
+    print(f"rectified map view {view.shape[1]}x{view.shape[0]} px at {r:g} px/mm; {args.runs} runs, {args.threads} threads")
+    for name in [m.strip() for m in args.models.split(",") if m.strip()]:
+        det = Detector(name, threads=args.threads)
+        t = det.prepare(view, r)
+        for _ in range(5):
+            det.run(t)
+        times, pre, post = [], [], []
+        for _ in range(args.runs):
+            t0 = time.perf_counter()
+            t = det.prepare(view, r)
+            t1 = time.perf_counter()
+            out = det.run(t)
+            t2 = time.perf_counter()
+            decode(out["heat"][0], out["reg"][0], out["colour"][0], out["side"][0], det.card, float(det.card.get("threshold", 0.3)))
+            t3 = time.perf_counter()
+            pre.append(t1 - t0)
+            times.append(t2 - t1)
+            post.append(t3 - t2)
+        ms = lambda a: 1000 * float(np.median(a))  # noqa: E731
+        size_mb = det.path.stat().st_size / 1e6
+        print(f"{det.path.name:22s} input {t.shape[3]}x{t.shape[2]}  net {ms(times):6.2f} ms  resize {ms(pre):5.2f} ms  "
+              f"decode {ms(post):5.2f} ms  total {ms(times) + ms(pre) + ms(post):6.2f} ms/view (median)  {size_mb:.2f} MB")
+    return 0
