@@ -129,14 +129,24 @@ def unaccounted_cards(state: State, ed: Edition) -> list[str]:
     return [c for c in ed.mask_cards if not known[c]]
 
 
+def next_card(state: State, pile: list, ed: Edition, rng: random.Random | None = None):
+    """The card a draw from ``pile`` reveals, and the value the move must name for it: None when the engine
+    knows the top card, else one of the unaccounted cards (the first, or a random one with ``rng``)."""
+    top = pile[-1] if pile else None
+    if top is not None:
+        return top, None
+    pool = unaccounted_cards(state, ed)
+    card = (rng.choice(pool) if rng else pool[0]) if pool else None
+    return card, card
+
+
 def _mask_moves(state: State, p: int, ed: Edition) -> list:
     out = []
-    for source, pile in (("deck", state.mask_deck or state.mask_discard), ("discard", state.mask_discard)):
-        if not pile or (source == "deck" and not state.mask_deck and not state.mask_discard):
+    # Every draw reshuffles an emptied deck at once (rules._refill_deck_if_empty), so an empty pile is unusable.
+    for source, pile in (("deck", state.mask_deck), ("discard", state.mask_discard)):
+        if not pile:
             continue
-        top = pile[-1] if source == "discard" or state.mask_deck else None
-        card = top if top is not None else (unaccounted_cards(state, ed) or [None])[0]
-        given = None if top is not None else card
+        card, given = next_card(state, pile, ed)
         out.append(M.MaskCeremony(source, given))
         hand = [c for c in state.players[p].hand if c is not None] + ([card] if card else [])
         for space in ed.mask_spaces.values():
@@ -250,11 +260,7 @@ def random_trade(state: State, p: int, rng: random.Random, ed: Edition) -> M.Tra
             exchanges = [(give, get)]
     card = victim = None
     if exchanges:
-        top = state.mask_deck[-1] if state.mask_deck else None
-        if top is None:
-            pool = unaccounted_cards(state, ed)
-            card = rng.choice(pool) if pool else None
-        reveal = top or card
+        reveal, card = next_card(state, state.mask_deck, ed, rng)
         if reveal is not None and ed.mask_cards[reveal].infected:
             victim = _random_victim(state, p, rng)
     points = ()

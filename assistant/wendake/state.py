@@ -182,10 +182,6 @@ class State:
     def n(self) -> int:
         return len(self.players)
 
-    def to_move(self) -> int | None:
-        """The player whose decision comes next, or None once the game is over."""
-        return self.current
-
     def copy(self) -> "State":
         return State(
             [p.copy() for p in self.players], self.pairs,
