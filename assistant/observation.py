@@ -1,0 +1,98 @@
+"""The Observation: what the camera read off the table at one settled moment. Owns its data shape and JSON form.
+
+It is the one contract between ``vision/`` (which produces it) and the tracker in ``assistant/`` (which explains it
+with the rules). It is game-neutral: it speaks of boards, layout regions and pieces, never of rules.
+
+Keys. One **reading** per decision, keyed ``"<board>/<region>"``: ``board`` is the layout name (``wendake-map-4p``,
+``wendake-village-2``, ``wendake-scores-a``, ``wendake-mask``) and ``region`` a region id of that layout (``T05``,
+``T05.pa1``, ``L2``, ``long_house``, ``slot.4``, ``upper.17``, ``turn_order.2`` ...). A tile slot's printed tile is
+read under ``"<board>/<slot>#tile"``.
+
+Values.
+- A region reading's value is a :class:`Pieces` count: piece key -> how many are seen in that region. A piece key
+  is ``"class:colour"`` or ``"class:colour:side"`` when the piece has sides (``"warrior_standing:red"``,
+  ``"woman:blue:colour"``, ``"hunter:green:grey"``, ``"canoe:yellow"``, ``"tribe_disk:red"``, ``"corn:none"``).
+  An empty count means "looked, saw nothing". Only visible pieces are counted: a stack shows as one piece, a disk
+  under another disk is not counted. Filling those in is the tracker's job (conservation and history).
+- A ``#tile`` reading's value is ``"<tile id>:<side>"`` or None (empty slot).
+- ``confidence`` in [0, 1]: how sure vision is of this one decision.
+
+A key that is absent was not read: its board was not settled (hands, motion), not in view, or not detected. The
+tracker must never treat an absent key as "empty".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+Pieces = tuple[tuple[str, int], ...]  # sorted (piece key, count) pairs, count > 0
+Value = Union[Pieces, str, None]
+
+FORMAT = "tablewatch.observation/1"
+
+
+def piece_key(cls: str, colour: str, side: str | None = None) -> str:
+    return f"{cls}:{colour}:{side}" if side else f"{cls}:{colour}"
+
+
+def split_key(key: str) -> tuple[str, str, str | None]:
+    """``"woman:red:grey"`` -> ("woman", "red", "grey"); ``"canoe:blue"`` -> ("canoe", "blue", None)."""
+    parts = key.split(":")
+    return parts[0], parts[1] if len(parts) > 1 else "none", parts[2] if len(parts) > 2 else None
+
+
+def pieces(counts: dict[str, int]) -> Pieces:
+    """A normalised region value from a {piece key: count} mapping (zeros dropped, sorted)."""
+    return tuple(sorted((k, int(n)) for k, n in counts.items() if n > 0))
+
+
+def reading_key(board: str, region: str, tile: bool = False) -> str:
+    return f"{board}/{region}#tile" if tile else f"{board}/{region}"
+
+
+def split_reading_key(key: str) -> tuple[str, str, bool]:
+    """``"wendake-village-1/slot.4#tile"`` -> ("wendake-village-1", "slot.4", True)."""
+    board, _, rest = key.partition("/")
+    region, hash_, _ = rest.partition("#")
+    return board, region, bool(hash_)
+
+
+@dataclass(frozen=True)
+class Reading:
+    value: Value
+    confidence: float = 1.0
+
+
+@dataclass
+class Observation:
+    """One settled look at the table."""
+
+    frame: int  # index of the frame it was read from
+    t: float  # that frame's timestamp, seconds
+    readings: dict[str, Reading] = field(default_factory=dict)
+    boards_read: tuple[str, ...] = ()  # boards that were settled and read in this frame
+    boards_unread: dict[str, str] = field(default_factory=dict)  # board -> why not read ("hand", "motion", "out of view")
+    warnings: tuple[str, ...] = ()
+
+    def value(self, key: str, default=None):
+        r = self.readings.get(key)
+        return default if r is None else r.value
+
+    def to_json(self) -> dict:
+        def enc(v):
+            return {k: n for k, n in v} if isinstance(v, tuple) else v
+
+        return {"format": FORMAT, "frame": self.frame, "t": round(self.t, 4),
+                "readings": {k: {"value": enc(r.value), "confidence": round(r.confidence, 4)} for k, r in sorted(self.readings.items())},
+                "boards_read": list(self.boards_read), "boards_unread": dict(self.boards_unread), "warnings": list(self.warnings)}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Observation":
+        def dec(v):
+            return pieces(v) if isinstance(v, dict) else v
+
+        return cls(frame=int(d["frame"]), t=float(d["t"]),
+                   readings={k: Reading(dec(r["value"]), float(r.get("confidence", 1.0))) for k, r in d.get("readings", {}).items()},
+                   boards_read=tuple(d.get("boards_read", ())), boards_unread=dict(d.get("boards_unread", {})),
+                   warnings=tuple(d.get("warnings", ())))
