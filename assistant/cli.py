@@ -22,6 +22,9 @@ COMMAND_MODULES = [
     "calibration.cli",
     "vision.cli",
     "models.cli",
+    "assistant.gamecli",
+    "vision.pipecli",
+    "web.cli",
 ]
 
 

@@ -1,63 +1,108 @@
-"""``tablewatch demo``: replay the bundled recorded game and show the live score as it goes.
+"""``tablewatch demo``: a recorded game replayed through the real camera pipeline, the live score as moves are
+recognised, then the tablet page.
 
-Until the camera pipeline exists this replays the game's moves through the rules engine, checking each one,
-and prints every move with its score change, the standings at the end of each year, and the final result
-with the tie-break explained.
+The frames are rendered once from a seeded game (``models.synth.recording``: fixed camera over the table, hands
+between moves) and cached under ``~/.cache/tablewatch/demo/``; nothing is downloaded. They go through
+``vision.pipeline.Pipeline`` (locate -> settle -> detect -> assign -> tracker) into a ``GameSession``; each
+recognised move and alert is printed with the standings. At the end the tablet page is served with
+``web.server.serve`` (``--no-serve`` to skip).
 """
 
 from __future__ import annotations
 
 import argparse
-import time
+import sys
+import tempfile
 from pathlib import Path
 
-DEMO_GAME = Path(__file__).parent / "wendake" / "data" / "demo_game.json"
+CACHE = Path("~/.cache/tablewatch/demo").expanduser()
+DEMO_SEED = {2: 11, 3: 12, 4: 13}
 
 
-def _standings(state, include_turtles: bool) -> str:
-    from assistant.wendake.scoring import results
-
-    res = results(state, include_turtles=include_turtles)
-    pairs = " | ".join("/".join(p) for p in state.pairs)
-    lines = [f"  {'player':8s} {'econ':>4s} {'mil':>4s} {'rit':>4s} {'mask':>4s}  total  (pairs: {pairs})"]
-    for pl, r in zip(state.players, res["players"]):
-        t = pl.tracks
-        lines.append(f"  {pl.name:8s} {t['economic']:4d} {t['military']:4d} {t['ritual']:4d} {t['mask']:4d}  {r['total']:5d}")
-    lines.append(f"  leader: {res['winner']}" + (f" - {res['tie_break']}" if res["tie_break"] else ""))
-    return "\n".join(lines)
+def _standings(snap: dict) -> str:
+    rows = []
+    for p in snap.get("players", []):
+        t = p.get("tracks", {})
+        rows.append(f"{p.get('name')}: econ {t.get('economic', 0)} mil {t.get('military', 0)} rit {t.get('ritual', 0)} "
+                    f"mask {t.get('mask', 0)} = {p.get('projected_total', '?')}")
+    return "  |  ".join(rows)
 
 
 def run(args: argparse.Namespace) -> int:
-    from assistant.wendake import moves as M
-    from assistant.wendake.describe import describe
-    from assistant.wendake.record import load_game, replay
-    from assistant.wendake.scoring import results
+    from assistant.errors import UserError
+    from models.synth.recording import RecordingOptions, is_done, render_game
 
-    initial, moves = load_game(args.game)
-    print(f"Tablewatch demo: replaying {Path(args.game).name} ({len(moves)} moves, {initial.n} players) through the Wendake rules engine.")
-    print("Order of play: " + ", ".join(initial.players[i].name for i in initial.turn_order))
+    if args.players not in (2, 3, 4):
+        raise UserError(f"--players must be 2, 3 or 4 (got {args.players}).")
+    states = 12 if args.fast else (None if args.all else 60)
+    opts = RecordingOptions(players=args.players, seed=DEMO_SEED[args.players], max_states=states, hand_rate=0.5)
+    folder = CACHE / f"{args.players}p-{states or 'all'}"
+    if not is_done(folder, opts):
+        print(f"Rendering the demo game's camera frames once into {folder} (cached for next time) ...", flush=True)
+        try:
+            render_game(folder, opts, progress=lambda n: print(f"\r  {n} table positions", end="", flush=True))
+        except OSError as exc:
+            raise UserError(f"cannot write the demo frames to {folder}: {exc.strerror or exc}. Free some disk space.") from None
+        print()
+    try:
+        from assistant.session import GameSession  # noqa: F401
+    except ImportError as exc:
+        raise UserError(f"the game session (assistant/session.py) is not available ({exc}).") from None
+    import json
 
-    def show(before, move, after):
-        if not isinstance(move, (M.EndTurn,)):
-            print(f"  year {before.year}  {describe(before, move, after)}")
-        if after.year != before.year or (after.phase == "over" and before.phase != "over"):
-            print(f"\n== end of year {before.year} ==\n" + _standings(after, include_turtles=False) + "\n")
-        if args.delay:
-            time.sleep(args.delay)
+    from calibration import camera as cam
+    from calibration import layout as lay
+    from vision.pipeline import Pipeline
+    from vision.replay import event_json, event_kind, make_session
+    from vision.sources import FolderSource
 
-    final = replay(initial, moves, on_move=show if not args.quiet else None)
-    res = results(final)
-    print("== final score (turtles revealed) ==")
-    for p in res["players"]:
-        pairs = " + ".join(f"{x['counted']} ({'/'.join(x['tracks'])})" for x in p["pairs"])
-        print(f"  {p['name']:8s} {pairs} + {p['swap_tokens']} swap = {p['total']}")
-    print(f"winner: {res['winner']}" + (f" ({res['tie_break']})" if res["tie_break"] else ""))
-    return 0
+    meta = json.loads((folder / "session.json").read_text(encoding="utf-8"))
+    db = args.db or str(Path(tempfile.mkdtemp(prefix="tablewatch-demo-")) / "demo.sqlite")
+    session = make_session(Path(db), meta["players"], meta["seed"], meta["initial"])
+    print(f"Tablewatch demo: {len(meta['players'])} players ({', '.join(meta['players'])}); camera frames from {folder}; game log {db}")
+
+    def on_event(e):
+        kind = event_kind(e)
+        d = event_json(e)
+        text = d.get("text") or d.get("message") or d.get("move") or ""
+        print(f"  {kind:18s} {text}")
+        if kind == "MoveRecognized":
+            print(f"  {'':18s} {_standings(session.snapshot())}")
+
+    def on_message(level, text):
+        if level != "info":
+            print(f"  [{level}] {text}")
+
+    source = FolderSource(folder, pace=not args.fast and not args.no_pace)
+    pipe = Pipeline(source, [lay.resolve(n) for n in meta["layouts"]], session, camera=cam.load(folder / "camera.json"),
+                     on_event=on_event, on_message=on_message)
+    stats = pipe.run()
+    s = stats.summary()
+    print(f"\n{s['frames']} frames, {s['observations']} observations, {s['events']} events; latency per settled frame: "
+          f"median {s['latency_ms'].get('median', '-')} ms")
+    print("standings: " + _standings(session.snapshot()))
+    if args.no_serve:
+        return 0
+    if not sys.stdout.isatty():
+        print("(not a terminal: the tablet page is not served; run it in a terminal, or pass --no-serve to silence this)")
+        return 0
+    try:
+        from web.server import serve
+    except ImportError as exc:
+        print(f"tablewatch: the tablet page is not available yet (web.server: {exc}); the game log is {db}.", file=sys.stderr)
+        return 0
+    return serve(session, host=args.host, port=args.port)
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("demo", help="replay the bundled demo game and show the live score")
-    p.add_argument("--game", default=str(DEMO_GAME), help="a game record to replay (default: the bundled game)")
-    p.add_argument("--delay", type=float, default=0.0, help="seconds to wait after each move")
-    p.add_argument("--quiet", action="store_true", help="print only the final result")
+    p = sub.add_parser("demo", help="replay a recorded game through the camera pipeline, show the live score and the tablet page",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--players", type=int, default=4, help="2, 3 or 4 players (default 4)")
+    p.add_argument("--fast", action="store_true", help="only the first 12 table changes, as fast as possible")
+    p.add_argument("--all", action="store_true", help="the whole game (rendering it once takes several minutes)")
+    p.add_argument("--no-pace", action="store_true", help="do not wait between frames (default: recorded pace)")
+    p.add_argument("--no-serve", action="store_true", help="do not serve the tablet page at the end")
+    p.add_argument("--host", default="127.0.0.1", help="tablet page host (default 127.0.0.1; 0.0.0.0 for the LAN)")
+    p.add_argument("--port", type=int, default=8080, help="tablet page port (default 8080)")
+    p.add_argument("--db", help="keep the game log in this SQLite file (default: a temporary one)")
     p.set_defaults(func=run)

@@ -24,7 +24,7 @@ SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[Healt
 def position(seed: int, n: int, depth: int, phase: str = "over"):
     """A seeded random game played for ``depth`` moves, stopping early once the game reaches ``phase``."""
     rng = random.Random(seed)
-    s = new_game(NAMES[:n], seed=seed)
+    s = new_game(NAMES[:n], seed=seed, deal_tribes=seed % 3 != 0)
     for _ in range(depth):
         if s.phase in (phase, "over"):
             break
@@ -36,7 +36,21 @@ def assert_invariants(s):
     for p, pl in enumerate(s.players):
         on_map = s.natives_on_map(p)
         for kind in NATIVES:
-            assert on_map[kind] + pl.long_house[kind] == 7, f"{pl.name}: {kind}s not 7"
+            owned = 7 + (kind == "warrior" and pl.mohawk is not None)  # W-TRB-3: the black Mohawk warrior
+            assert on_map[kind] + pl.long_house[kind] == owned, f"{pl.name}: {kind}s not {owned}"
+        if pl.mohawk is not None:  # the black warrior is where the state says
+            m = pl.mohawk
+            if m["at"] == "guard":
+                assert s.territories[m["territory"]].guards[p] >= 1
+            elif m["at"] == "outpost":
+                pa = s.territories[m["territory"]].pas[m["pa"]]
+                assert (pa.owner, pa.native) == (p, "warrior")
+            else:
+                assert pl.long_house["warrior"] >= 1
+        assert len(pl.progress_used) <= len(pl.progress) and all(pl.progress_used.count(t) <= pl.progress.count(t) for t in pl.progress_used)
+        if s.is_ghost(p):
+            assert sum(pl.long_house.values()) == 0  # W-SOLO-7: the Ghost's injured natives go Home
+            continue
         assert s.canoes_in_play(p) + pl.canoe_reserve == 5
         assert all(0 <= pl.tracks[t] <= 25 for t in TRACKS)
         assert all(pl.resources[r] >= 0 for r in RESOURCES) and pl.beavers >= 0
@@ -48,6 +62,8 @@ def assert_invariants(s):
         for pa in t.pas:
             assert pa.count >= 0 and (t.home_of is not None or pa.count <= 1)
     cards = [c for c in s.mask_deck + s.mask_discard if c] + [c for pl in s.players for c in pl.hand + pl.played if c]
+    if s.solo is not None:  # the mask cards lying under the Ghost cards (W-SOLO-8)
+        cards += [c for u in s.solo.under for c in u]
     assert len(cards) == len(set(cards))
     unknown = sum(c is None for c in s.mask_deck + s.mask_discard) + sum(c is None for pl in s.players for c in pl.hand + pl.played)
     assert len(cards) + unknown == len(ED.mask_cards)
@@ -58,7 +74,9 @@ def assert_invariants(s):
 def test_random_legal_games_keep_invariants(seed, n):
     """W-COMP-3 (7 of each native, 5 canoes), W-SCR-5 (0..25), W-LINE-2 (markers in a line), over 7 years."""
     rng = random.Random(seed)
-    s = new_game(NAMES[:n], seed=seed)
+    s = new_game(NAMES[:n], seed=seed, deal_tribes=True)
+    for pl in s.players:  # rich players buy progress tiles (and so use their abilities) often
+        pl.resources = {r: 4 for r in RESOURCES}
     years_ended = 0
     while s.phase != "over":
         move = random_move(s, rng)
@@ -72,6 +90,24 @@ def test_random_legal_games_keep_invariants(seed, n):
                 assert markers in ALL_LINES and fire not in markers and reserved
         assert_invariants(s)
     assert s.year == 7 and years_ended == 6
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9))
+def test_random_solo_games_keep_invariants(seed):
+    """W-SOLO: whole solo games (random player against the Ghost) are legal move by move and keep every invariant."""
+    from assistant.wendake import ghost
+
+    rng = random.Random(seed)
+    s = ghost.new_solo_game(seed=seed, deal_tribe=seed % 2 == 0)
+    while s.phase != "over":
+        move = random_move(s, rng)
+        assert rules.check(s, move) == [], move
+        rules.apply(s, move)
+        assert_invariants(s)
+        assert s.players[0].sages + len(s.players[0].markers) == 3  # W-SOLO-7: 3 markers, no reservation
+    res = ghost.result(s)
+    assert res["final"] and len(res["objectives"]) == 3
 
 
 @SETTINGS

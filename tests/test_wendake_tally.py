@@ -84,10 +84,11 @@ def test_console_script_help_lists_subcommands():
         assert cmd in out
 
 
-def test_demo_replays_the_bundled_game(capsys):
-    assert main(["demo"]) == 0
+def test_demo_replays_a_recorded_game_through_the_pipeline(capsys):
+    """The README's main command, short form: rendered camera frames -> pipeline -> tracker -> standings."""
+    assert main(["demo", "--fast", "--no-serve"]) == 0
     out = capsys.readouterr().out
-    assert "end of year 7" in out and "winner:" in out
+    assert "MoveRecognized" in out and "standings:" in out
 
 
 def test_data_check_lists_non_rulebook_facts(capsys):

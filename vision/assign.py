@@ -1,9 +1,10 @@
 """Assignment of detected pieces to layout regions, and the per-region decisions read off them.
 
 Owns: point → region lookup on a layout (a piece near the centre of a ``productive_area`` occupies it — occupants
-stand in the middle of their area; anything else belongs to the ``territory`` / ``lake`` around it), and ``decisions``: one value per region — a productive area's occupant (class, colour, side) or None, a
-territory's or lake's sorted counts of (class, colour, side) among the pieces standing in it outside its productive
-areas. Game-neutral: it reads region kinds and parents from the layout JSON, not Wendake names. numpy + OpenCV only.
+stand in the middle of their area; anything else belongs to the smallest other region holding it: a territory,
+lake, tile slot, Long House, score space, ...), and ``decisions``: one value per region — a productive area's
+occupant (class, colour, side) or None, any other region's sorted counts of (class, colour, side) among the pieces
+in it. Game-neutral: it reads region kinds and parents from the layout JSON, not Wendake names. numpy + OpenCV only.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from collections import Counter
 import numpy as np
 
 OCCUPIED_KINDS = ("productive_area",)
-COUNTED_KINDS = ("territory", "lake")
 
 
 class RegionIndex:
@@ -23,7 +23,9 @@ class RegionIndex:
         self.layout = layout
         self.occupant_mm = occupant_mm
         self.occupied = [(r["id"], np.asarray(r["polygon"], np.float32)) for r in layout["regions"] if r.get("kind") in OCCUPIED_KINDS]
-        self.counted = [(r["id"], np.asarray(r["polygon"], np.float32)) for r in layout["regions"] if r.get("kind") in COUNTED_KINDS]
+        others = [r for r in layout["regions"] if r.get("kind") not in OCCUPIED_KINDS]
+        others.sort(key=lambda r: abs(_area(r["polygon"])))  # the smallest region holding a point wins
+        self.counted = [(r["id"], np.asarray(r["polygon"], np.float32)) for r in others]
         self.occupied_ids = {rid for rid, _ in self.occupied}
         self.parent = {r["id"]: r.get("parent") for r in layout["regions"]}
         self.centres = {r["id"]: tuple(np.asarray(r["polygon"], float).mean(axis=0)) for r in layout["regions"]}
@@ -49,6 +51,12 @@ class RegionIndex:
             if self._dist(poly, x, y) >= 0:
                 return rid
         return None
+
+
+def _area(poly) -> float:
+    p = np.asarray(poly, float)
+    x, y = p[:, 0], p[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
 
 
 def _key(cls: str, colour: str, side) -> tuple:

@@ -1,4 +1,4 @@
-"""``tablewatch wendake …``: the engine's commands (data check, tally, schema, validate, play a random game)."""
+"""``tablewatch wendake …``: the engine's commands (data check, tally, schema, validate, play a random or solo game)."""
 
 from __future__ import annotations
 
@@ -92,6 +92,44 @@ def _play(args) -> int:
     return 0
 
 
+def _solo(args) -> int:
+    import random
+
+    from assistant.wendake import ghost, rules
+    from assistant.wendake.edition import load_edition
+    from assistant.wendake.generate import random_move
+    from assistant.wendake.state import options_in_force
+
+    ed = load_edition()
+    state = ghost.new_solo_game(args.name, seed=args.seed, difficulty=args.difficulty, deal_tribe=args.tribe, edition=ed)
+    rng = random.Random(args.seed)
+    me = state.players[0]
+    print(f"Solo game, seed {args.seed}, {args.difficulty}; {me.name} ({me.colour}, Home {me.home}"
+          + (f", tribe {me.tribe}" if me.tribe else "") + f") against the Ghost ({state.players[1].colour}, Home {state.players[1].home}).")
+    if ed.ghost_placeholder:
+        print("NOTE: the Ghost cards are the PLACEHOLDER set (W-NIT-10); enter your own cards as docs/ghost-cards.md explains.")
+    print(f"Ghost cards: {', '.join(state.solo.cards)}; Ghost score disks: "
+          + ", ".join(f"{t} {state.players[1].tracks[t]}" for t in state.solo.score_tracks))
+    changed = [o for o in options_in_force(state.options) if o["changed"]]
+    print("Options: " + (", ".join(f"{o['option']}={o['value']} ({o['rule']})" for o in changed) if changed else "all defaults (spec section 20)"))
+    player_moves = 0
+    while state.phase != "over":
+        move = random_move(state, rng, ed)
+        if state.is_ghost(state.current) or type(move).__name__.startswith("Ghost"):
+            print("  " + ghost.instruction(state, ed)["text"])
+        else:
+            player_moves += 1
+        rules.apply(state, move, ed)
+    res = ghost.result(state, ed)
+    print(f"\n{me.name} played {player_moves} moves. Score {res['score']['total']} ("
+          + ", ".join(f"{p['tracks'][0]}/{p['tracks'][1]} {p['counted']}" for p in res["score"]["pairs"])
+          + f", swap tokens {res['score']['swap_tokens']})")
+    for o in res["objectives"]:
+        print(f"  objective {o['card']}: {o['text']} -> {'met' if o['met'] else 'not met'} (+{o['points']})")
+    print(f"Total {res['total']} against the Ghost's {res['ghost_total']}: {'you win' if res['win'] else 'the Ghost wins (a tie is a loss)'} (W-SOLO-12).")
+    return 0
+
+
 def add_parser(sub) -> None:
     p = sub.add_parser("wendake", help="Wendake rules engine: scoring calculator, edition data, states, random games")
     w = p.add_subparsers(dest="wendake_command", metavar="ACTION")
@@ -123,3 +161,10 @@ def add_parser(sub) -> None:
     g.add_argument("--names", help="comma-separated player names")
     g.add_argument("--out", help="write the game record (initial state and moves) here")
     g.set_defaults(func=_play)
+
+    so = w.add_parser("solo", help="play a seeded solo game: the random player against the Ghost, printing the Ghost's instructions")
+    so.add_argument("--seed", type=int, default=0)
+    so.add_argument("--difficulty", choices=("easy", "medium", "hard"), default="medium", help="W-SOLO-1 (default medium)")
+    so.add_argument("--tribe", action="store_true", help="draw 2 tribe cards and keep 1 (W-SOLO-6)")
+    so.add_argument("--name", default="You")
+    so.set_defaults(func=_solo)

@@ -20,7 +20,7 @@ from pathlib import Path
 from assistant.errors import UserError
 
 DATA_DIR = Path(__file__).with_name("data")
-FILES = ("components", "tiles", "progress", "turtles", "masks", "tribes", "map")
+FILES = ("components", "tiles", "progress", "turtles", "masks", "tribes", "map", "ghost")
 SOURCES = ("rulebook", "inferred", "unknown")
 
 
@@ -137,6 +137,12 @@ class Edition:
         self.back_side = raw["tribes"]["back_side"]["materials"]
 
         self.maps = {int(n): _topology(int(n), m) for n, m in raw["map"]["maps"].items()}
+
+        ghost = raw["ghost"]  # W-SOLO, W-NIT-10
+        self.ghost_sides = {g["id"]: g for g in ghost["sides"]}
+        self.ghost_placeholder = bool(ghost.get("placeholder"))
+        self.objectives = {o["id"]: o["text"] for o in ghost["objectives"]}
+        self.objective_points = {k: v for k, v in ghost["objective_points"].items() if isinstance(v, int)}
 
     def map_for(self, players: int) -> MapTopology:
         try:

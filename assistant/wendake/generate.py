@@ -19,7 +19,7 @@ from itertools import combinations_with_replacement
 from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.edition import Edition, load_edition
-from assistant.wendake.state import NATIVES, PA_NATIVE, RESOURCES, VEGETABLES, State, slot_of
+from assistant.wendake.state import ANIMALS, NATIVES, PA_NATIVE, RESOURCES, TRACKS, VEGETABLES, State, slot_of
 
 
 def legal_moves(state: State, rng: random.Random | None = None, samples: int = 6, edition: Edition | None = None) -> list:
@@ -27,18 +27,29 @@ def legal_moves(state: State, rng: random.Random | None = None, samples: int = 6
     rng = rng or random.Random(0)
     if state.phase == "over":
         return []
+    if state.solo is not None:
+        from assistant.wendake import ghost
+        forced = ghost.forced_move(state, ed)
+        if forced is not None:
+            return [forced]
     if state.phase == "restore":
         return _restore_moves(state)
     p = state.current
     player = state.players[p]
     turn = state.turn
     out = _free_moves(state, p)
+    for _ in range(samples):
+        use = random_use_progress(state, p, rng, ed)
+        if use is not None and use not in out:
+            out.append(use)
     if turn.placed is None:
         out += [M.Activate(slot_of(i)) for i in rules.legal_activation_slots(player)]
-        if not player.reserved:
+        if not player.reserved and state.solo is None and not (turn.bonus and state.options.ojibwa_actions_only):
             out.append(M.ReserveTurnOrder())
         return out
     out.append(M.EndTurn())
+    if player.tribe == "ojibwa" and not rules.check(state, M.EndTurn(again=True), ed):
+        out.append(M.EndTurn(again=True))
     if turn.placed != "tile":
         return out
     seen = set()
@@ -115,10 +126,12 @@ def _product(options):
 
 
 def _eligible_turtles(state: State, p: int, category: str, ed: Edition) -> list[str]:
-    owned = {t["type"] for t in state.players[p].turtles}
+    player = state.players[p]
+    owned = {t["type"] for t in player.turtles}
     have = rules._turtle_count(state, p, category)
     return [tid for tid, spec in ed.turtle_types.items()
-            if spec["category"] == category and tid not in owned and have >= spec["threshold"] and state.turtle_stacks[tid]]
+            if spec["category"] == category and tid not in owned and have >= rules.turtle_threshold(player, spec)
+            and state.turtle_stacks[tid]]
 
 
 def unaccounted_cards(state: State, ed: Edition) -> list[str]:
@@ -177,7 +190,8 @@ def _cards_for(pattern, hand, ed: Edition):
 def _restore_moves(state: State) -> list:
     player = state.players[state.current]
     out = [M.Restore(order=tuple(player.below))]
-    takes = [t for t in state.display if t is not None] + player.set_aside
+    own = [t for t in player.set_aside if not (state.options.take_back_basic_only and load_edition().tiles[t].level != 0)]
+    takes = [t for t in state.display if t is not None] + own
     for aside in player.below:
         for take in takes:
             tiles = [t for t in player.below if t != aside] + [take]
@@ -231,15 +245,25 @@ def random_move_action(state: State, p: int, n: int, rng: random.Random, ed: Edi
 
 def random_trade(state: State, p: int, rng: random.Random, ed: Edition) -> M.Trade:
     """A Trade that exchanges towards a random progress tile, buys it if it can, then maybe buys points."""
+    from assistant.wendake import progress
     player = state.players[p]
     res = dict(player.resources)
     canoes = state.canoes_in_play(p)
+    use = ()
+    extra = [t for t in dict.fromkeys(player.progress) if progress.available(player, t) and progress.rule_of(ed, t) == "W-PRG-L1-8"]
+    if extra and rng.random() < 0.7:
+        use = (extra[0],)
+        canoes += 2
+    discounts = tuple(t for t in dict.fromkeys(player.progress)
+                      if progress.available(player, t) and progress.rule_of(ed, t) in progress.DISCOUNT)
+    if discounts and not state.options.discounts_combine:
+        discounts = discounts[:1]
     exchanges = []
     purchase = None
     rows = [(lvl, t) for lvl, row in state.progress_rows.items() for t in row]
     if rows:
         level, tile = rng.choice(rows)
-        pay, swaps = _plan_payment(level, res, canoes, ed)
+        pay, swaps = _plan_payment(level, res, canoes, ed, progress.discount_of(discounts, ed))
         if pay is not None:
             for give, get in swaps:
                 res[give] -= 1
@@ -249,7 +273,9 @@ def random_trade(state: State, p: int, rng: random.Random, ed: Edition) -> M.Tra
                 res[r] -= 1
             prog = ed.progress[tile]
             options = rules.purchase_track_options(player.tracks, prog.category, prog.economic, ed.cap)
-            purchase = M.Purchase(tile, tuple(pay), rng.choice(options) if len(options) > 1 else None)
+            choices = progress.flag_choices(state, p) if prog.rule in progress.ALLIANCE else []
+            purchase = M.Purchase(tile, tuple(pay), rng.choice(options) if len(options) > 1 else None,
+                                  discounts if discounts else (), rng.choice(choices) if len(choices) > 1 else None)
     if not exchanges and canoes and rng.random() < 0.3:
         spare = [r for r in RESOURCES if res[r] > 0]
         if spare:
@@ -259,7 +285,9 @@ def random_trade(state: State, p: int, rng: random.Random, ed: Edition) -> M.Tra
             res[get] += 1
             exchanges = [(give, get)]
     card = victim = None
-    if exchanges:
+    skip = bool(use) and rng.random() < 0.5
+    draws = exchanges and not (use and (skip or state.options.extra_exchange_no_draw))
+    if draws:
         reveal, card = next_card(state, state.mask_deck, ed, rng)
         if reveal is not None and ed.mask_cards[reveal].infected:
             victim = _random_victim(state, p, rng)
@@ -267,11 +295,12 @@ def random_trade(state: State, p: int, rng: random.Random, ed: Edition) -> M.Tra
     have = [r for r in RESOURCES if res[r] > 0]
     if have and rng.random() < 0.85:  # most players turn their spare resources into Economic points
         points = tuple(rng.sample(have, rng.randint(max(1, len(have) - 1), len(have))))
-    return M.Trade(tuple(exchanges), card, victim, (purchase,) if purchase else (), points)
+    return M.Trade(tuple(exchanges), card, victim, (purchase,) if purchase else (), points, use, skip)
 
 
-def _plan_payment(level: int, res: dict, canoes: int, ed: Edition):
-    """The payment for a tile of ``level`` and the exchanges (at most ``canoes``) needed to afford it."""
+def _plan_payment(level: int, res: dict, canoes: int, ed: Edition, discount: int = 0):
+    """The payment for a tile of ``level`` (less ``discount`` resources, W-PRG-L1-7) and the exchanges (at most
+    ``canoes``) needed to afford it."""
     price = ed.prices[level]
     res = dict(res)
     need = Counter({"leather": price["leather"], "fish": price["fish"]})
@@ -281,6 +310,12 @@ def _plan_payment(level: int, res: dict, canoes: int, ed: Edition):
     else:
         vegs = [max(VEGETABLES, key=lambda v: res[v])] * veg_n
     need.update(vegs)
+    for _ in range(discount):  # leave out the resources the buyer is shortest of
+        short = [r for r in need if need[r] > 0]
+        if not short:
+            break
+        worst = min(short, key=lambda r: res[r] - need[r])
+        need[worst] -= 1
     deficit = [r for r, k in need.items() for _ in range(max(0, k - res[r]))]
     surplus = [r for r in RESOURCES for _ in range(max(0, res[r] - need[r]))]
     if len(deficit) > canoes or len(deficit) > len(surplus):
@@ -306,18 +341,28 @@ def _random_victim(state: State, p: int, rng: random.Random) -> M.Victim | None:
 def random_move(state: State, rng: random.Random, edition: Edition | None = None):
     """One legal move for the player to decide, chosen the way a casual player might."""
     ed = edition or load_edition()
+    if state.solo is not None:
+        from assistant.wendake import ghost
+        forced = ghost.forced_move(state, ed)
+        if forced is not None:
+            return forced
     if state.phase == "restore":
-        return _random_restore(state, rng)
+        return _random_restore(state, rng, ed)
     p = state.current
     player = state.players[p]
     turn = state.turn
+    if player.progress and rng.random() < 0.25:
+        use = random_use_progress(state, p, rng, ed)
+        if use is not None:
+            return use
     if turn.placed is None:
         if rng.random() < 0.15:
             free = [m for m in _free_moves(state, p) if isinstance(m, M.Transfer) and m.replace]
             if free:
                 return rng.choice(free)
         slots = rules.legal_activation_slots(player)
-        if not player.reserved and (not slots or rng.random() < 1.0 / player.sages):
+        can_reserve = not player.reserved and state.solo is None and not (turn.bonus and state.options.ojibwa_actions_only)
+        if can_reserve and (not slots or rng.random() < 1.0 / player.sages):
             return M.ReserveTurnOrder()
         return M.Activate(slot_of(rng.choice(slots)))
     if turn.placed == "tile":
@@ -327,6 +372,8 @@ def random_move(state: State, rng: random.Random, edition: Edition | None = None
             move = _random_action(state, p, a, rng, ed)
             if move is not None:
                 return move
+    if player.tribe == "ojibwa" and rng.random() < 0.5 and not rules.check(state, M.EndTurn(again=True), ed):
+        return M.EndTurn(again=True)
     return M.EndTurn()
 
 
@@ -343,22 +390,112 @@ def _random_action(state: State, p: int, action, rng, ed: Edition):
             eligible = _eligible_turtles(state, p, cat, ed)
             if eligible:
                 claims.append(rng.choice(eligible))
-        return M.Military(tuple(claims))
+        return M.Military(tuple(claims), _triggered(state, p, "military", rng, ed))
     if kind == "mask":
         options = _mask_moves(state, p, ed)
         playing = [m for m in options if m.space]
         if playing and rng.random() < 0.8:
-            return max(playing, key=lambda m: ed.mask_spaces[m.space].points)
-        return rng.choice(options) if options else None
+            move = max(playing, key=lambda m: ed.mask_spaces[m.space].points)
+        else:
+            move = rng.choice(options) if options else None
+        use = _triggered(state, p, "mask", rng, ed, only={"W-PRG-L3-5"})
+        if move is not None and use:
+            move = M.MaskCeremony(move.source, move.card, move.space, move.cards, move.flip, use)
+        return move
+    if kind == "ritual":
+        options = _action_moves(state, p, action, rng, 1, ed)
+        if not options:
+            return None
+        move = rng.choice(options)
+        use = _triggered(state, p, "ritual", rng, ed)
+        natives = move.natives
+        from assistant.wendake import progress
+        if any(progress.rule_of(ed, t) == "W-PRG-L3-3" for t in use):
+            left = Counter(state.players[p].long_house) - Counter(natives)
+            spare = [k for k in NATIVES if left[k] > 0]
+            if spare:
+                natives = natives + (rng.choice(spare),)
+        return M.Ritual(natives, use)
     options = _action_moves(state, p, action, rng, 1, ed)
     return rng.choice(options) if options else None
 
 
-def _random_restore(state: State, rng: random.Random) -> M.Restore:
+def _triggered(state: State, p: int, action: str, rng, ed: Edition, only=None) -> tuple:
+    """Some of p's face-up tiles that trigger in ``action`` (each with probability 0.7)."""
+    from assistant.wendake import progress
+    player = state.players[p]
+    out = []
+    for t in dict.fromkeys(player.progress):
+        rule = progress.rule_of(ed, t)
+        if rule in progress.TRIGGERED[action] and (only is None or rule in only) and progress.available(player, t) \
+                and rng.random() < 0.7:
+            out.append(t)
+    return tuple(out)
+
+
+def random_use_progress(state: State, p: int, rng: random.Random, ed: Edition):
+    """A legal UseProgress for one of p's face-up "any time" tiles, or None (W-PRG-3)."""
+    from assistant.wendake import progress
+    player = state.players[p]
+    tiles = [t for t in dict.fromkeys(player.progress)
+             if progress.available(player, t) and progress.rule_of(ed, t) in progress.ANYTIME]
+    if not tiles:
+        return None
+    tile = rng.choice(tiles)
+    rule = progress.rule_of(ed, tile)
+    res = player.resources
+    move = None
+    if rule in progress.MOVE_STEPS:
+        steps = random_move_action(state, p, progress.MOVE_STEPS[rule], rng, ed).steps
+        move = M.UseProgress(tile, steps=steps) if steps else None
+    elif rule == "W-PRG-L1-3":
+        move = M.UseProgress(tile)
+    elif rule == "W-PRG-L1-9":
+        move = M.UseProgress(tile, resources=(rng.choice(ANIMALS),))
+    elif rule == "W-PRG-L2-9":
+        move = M.UseProgress(tile, resources=(rng.choice(ANIMALS), rng.choice(VEGETABLES)))
+    elif rule == "W-PRG-L3-9":
+        move = M.UseProgress(tile, resources=(rng.choice(RESOURCES), rng.choice(RESOURCES)))
+    elif rule in ("W-PRG-L1-10", "W-PRG-L2-10", "W-PRG-L3-10"):
+        allowed, most = {"W-PRG-L1-10": (ANIMALS, 2), "W-PRG-L2-10": (VEGETABLES, 3), "W-PRG-L3-10": (RESOURCES, 5)}[rule]
+        have = [r for r in allowed if res[r] > 0]
+        if have:
+            spend = tuple(rng.sample(have, rng.randint(1, min(most, len(have)))))
+            move = M.UseProgress(tile, resources=spend, track=rng.choice(TRACKS))
+    elif rule == "W-PRG-L2-4":
+        sources = [t for t in TRACKS if player.tracks[t] > 0]
+        if sources:
+            frm = rng.choice(sources)
+            move = M.UseProgress(tile, from_track=frm, track=rng.choice([t for t in TRACKS if t != frm]))
+    elif rule == "W-PRG-L2-7":
+        have = dict(res)
+        swaps = []
+        for _ in range(rng.randint(1, 3)):
+            spare = [r for r in RESOURCES if have[r] > 0]
+            if not spare:
+                break
+            give = rng.choice(spare)
+            get = rng.choice([r for r in RESOURCES if r != give])
+            have[give] -= 1
+            have[get] += 1
+            swaps.append((give, get))
+        move = M.UseProgress(tile, exchanges=tuple(swaps)) if swaps else None
+    elif rule == "W-PRG-L3-4":
+        kinds = [k for k in NATIVES if player.long_house[k] > 0]
+        move = M.UseProgress(tile, natives=(rng.choice(kinds),)) if kinds else None
+    elif rule == "W-PRG-L3-7":
+        move = M.UseProgress(tile, slot=slot_of(rng.randrange(9)))
+    if move is not None and rules.check(state, move, ed):
+        return None
+    return move
+
+
+def _random_restore(state: State, rng: random.Random, ed: Edition | None = None) -> M.Restore:
     player = state.players[state.current]
     tiles = list(player.below)
     aside = take = None
-    takes = [t for t in state.display if t is not None] + player.set_aside
+    own = [t for t in player.set_aside if not (state.options.take_back_basic_only and ed and ed.tiles[t].level != 0)]
+    takes = [t for t in state.display if t is not None] + own
     if takes and rng.random() < 0.7:
         aside = rng.choice(tiles)
         take = rng.choice(takes)
@@ -369,13 +506,14 @@ def _random_restore(state: State, rng: random.Random) -> M.Restore:
 
 
 def play_random_game(players=("Ringo", "Paul", "John", "George"), seed: int = 0, validate: bool = True,
-                     on_move=None, edition: Edition | None = None):
-    """Set up and play a whole game with the random player; returns (final state, moves played)."""
+                     on_move=None, edition: Edition | None = None, deal_tribes: bool = False, options=None):
+    """Set up and play a whole game with the random player; returns (final state, moves played).
+    ``deal_tribes`` deals the tribe cards' front sides (W-SET-7 b)."""
     from assistant.wendake.setup import new_game
 
     ed = edition or load_edition()
     rng = random.Random(seed)
-    state = new_game(list(players), seed=seed, edition=ed)
+    state = new_game(list(players), seed=seed, edition=ed, deal_tribes=deal_tribes, options=options)
     played = []
     while state.phase != "over":
         move = random_move(state, rng, ed)

@@ -38,8 +38,10 @@ class ReserveTurnOrder:
 
 @dataclass(frozen=True, slots=True)
 class EndTurn:
-    """Finish the turn; any actions of the tile left unresolved are given up."""
+    """Finish the turn; any actions of the tile left unresolved are given up. ``again``: Ojibwa's black marker
+    was placed, so the same player places another marker at once (W-TRB-4, once per year)."""
 
+    again: bool = False
     type: ClassVar[str] = "end_turn"
 
 
@@ -68,6 +70,7 @@ class Step:
     place: str
     pa: int | None = None
     target: int | None = None
+    mohawk: bool = False  # the black Mohawk warrior is the one moving (yours) or the one attacked (W-TRB-3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +114,7 @@ class Military:
     """W-ACT-8: claim turtle tiles (type ids such as "women-4"), then score majorities."""
 
     turtles: tuple[str, ...] = ()
+    use: tuple[str, ...] = ()  # progress tiles flipped for this action: the alliances (W-PRG-L1-2, L3-2)
     type: ClassVar[str] = "military"
 
 
@@ -124,6 +128,15 @@ class MaskCeremony:
     space: str | None = None
     cards: tuple[str, ...] = ()
     flip: str | None = None
+    use: tuple[str, ...] = ()  # progress tiles flipped for this action (W-PRG-L1-5/6, L2-5/6, L3-5/6)
+    source2: str | None = None  # Draw two (L1-5): the second draw, its card and flip, and the card discarded
+    card2: str | None = None
+    flip2: str | None = None
+    discard: str | None = None
+    recall: str | None = None  # Recall (L2-5) under the one-card option: the played card taken back
+    wild: str | None = None  # Wild (L2-6): the played card that counts as mask type ``wild_as``
+    wild_as: str | None = None
+    phantom: str | None = None  # Phantom card (L3-6): the mask type of the imagined extra card
     type: ClassVar[str] = "mask"
 
 
@@ -133,6 +146,7 @@ class Victim:
 
     territory: str
     pa: int | None = None  # None: a guard
+    mohawk: bool = False  # the black Mohawk guard is the victim (W-TRB-3: smallpox sends it to the Long House)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +157,8 @@ class Purchase:
     tile: str
     pay: tuple[str, ...]
     track: str | None = None
+    discounts: tuple[str, ...] = ()  # discount tiles flipped for this purchase (W-PRG-L1-7, L2-8, L3-8)
+    flag: str | None = None  # an Alliance tile's flag, where there is a choice (W-PRG-L1-2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +170,8 @@ class Trade:
     victim: Victim | None = None
     purchases: tuple[Purchase, ...] = ()
     points: tuple[str, ...] = ()
+    use: tuple[str, ...] = ()  # Extra exchange (W-PRG-L1-8)
+    skip_smallpox: bool = False  # with Extra exchange: the smallpox card is not drawn (optional under 000/002)
     type: ClassVar[str] = "trade"
 
 
@@ -170,6 +188,8 @@ class Ritual:
     """W-ACT-12: bring natives (kinds) from the Long House Home, then score the smallest Home group."""
 
     natives: tuple[str, ...] = ()
+    use: tuple[str, ...] = ()  # W-PRG-L1-4, L2-3, L3-3
+    steps: tuple["Step", ...] = ()  # Ritual bonus (L1-4): then move 1 warrior 1 step
     type: ClassVar[str] = "ritual"
 
 
@@ -181,6 +201,7 @@ class Transfer:
     territory: str
     pa: int
     replace: bool = True
+    as_guard: bool = False  # Transfer as guard (W-PRG-L2-2): stand up in its own territory instead of going Home
     type: ClassVar[str] = "transfer"
 
 
@@ -206,8 +227,55 @@ class Restore:
     type: ClassVar[str] = "restore"
 
 
+@dataclass(frozen=True, slots=True)
+class UseProgress:
+    """Flip a progress tile with an "any time on your turn" ability (W-PRG-3) and use it.
+
+    Parameters by ability: ``steps`` (L1-1, L2-1, L3-1 moves), ``resources`` (taken: L1-9, L2-9, L3-9; spent
+    for points: L1-10, L2-10, L3-10), ``track`` (where the points go; the target of L2-4), ``from_track``
+    (L2-4), ``exchanges`` (L2-7), ``natives`` (L3-4), ``slot`` (the tile L3-7 turns over). L1-3 needs none.
+    """
+
+    tile: str
+    steps: tuple[Step, ...] = ()
+    resources: tuple[str, ...] = ()
+    track: str | None = None
+    from_track: str | None = None
+    exchanges: tuple[tuple[str, str], ...] = ()
+    natives: tuple[str, ...] = ()
+    slot: Slot | None = None
+    type: ClassVar[str] = "use_progress"
+
+
+@dataclass(frozen=True, slots=True)
+class GhostCard:
+    """Solo: the mask card revealed for the Ghost at the start of the year (W-SOLO-8); None takes the deck top."""
+
+    card: str | None = None
+    type: ClassVar[str] = "ghost_card"
+
+
+@dataclass(frozen=True, slots=True)
+class GhostAction:
+    """Solo: the Ghost's next action as its card line dictates (W-SOLO-9, W-SOLO-10). ``track`` picks the score
+    track for a score step (default: its lower track)."""
+
+    track: str | None = None
+    type: ClassVar[str] = "ghost_action"
+
+
+@dataclass(frozen=True, slots=True)
+class GhostRestore:
+    """Solo restore 2.B for the Ghost: remove the advanced tile above its disk, refill, move right (W-SOLO-11)."""
+
+    refill: str | None = None
+    type: ClassVar[str] = "ghost_restore"
+
+
 WendakeMove = Union[Activate, ReserveTurnOrder, EndTurn, Canoe, Move, Harvest, Hunt, TanPelts, Fish, Military,
-                    MaskCeremony, Trade, SacredFire, Ritual, Transfer, Swap, Restore]
+                    MaskCeremony, Trade, SacredFire, Ritual, Transfer, Swap, Restore, UseProgress, GhostCard,
+                    GhostAction, GhostRestore]
+GHOST_MOVES = (GhostCard, GhostAction, GhostRestore)
 MOVE_TYPES = {cls.type: cls for cls in WendakeMove.__args__}
 # The move types that resolve a printed action, by the action kind they resolve.
 ACTION_MOVES = {"canoe": Canoe, "move": Move, "harvest": Harvest, "hunt": Hunt, "tan": TanPelts, "fish": Fish,
@@ -255,7 +323,7 @@ def move_from_json(d: dict):
         elif key == "exchanges":
             value = tuple(tuple(pair) for pair in value)
         elif key in ("slot", "a", "b"):
-            value = tuple(value)
+            value = None if value is None else tuple(value)
         elif isinstance(value, list):
             value = tuple(value)
         kwargs[key] = value

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from assistant.wendake.edition import Edition, load_edition
-from assistant.wendake.state import NATIVES, PHASES, RESOURCES, TRACKS
+from assistant.wendake.state import NATIVES, OPTION_SPECS, PHASES, RESOURCES, TRACKS
 
 PLURAL = {"warrior": "warriors", "woman": "women", "hunter": "hunters"}
 _INT = {"type": "integer", "minimum": 0}
@@ -56,10 +56,13 @@ STATE_SCHEMA = {
             "slot": {"oneOf": [{"type": "null"}, _SLOT]},
             "pending": {"type": "array", "items": _obj({"kind": {"type": "string"}, "n": _INT, "source": {"enum": ["tile", "fire"]}})},
             "cursor": _INT,
-        })]},
+            "free_order": {"type": "boolean"},
+            "bonus": {"type": "boolean"},
+        }, required=["player", "placed", "slot", "pending", "cursor"])]},
         "pairs": {"type": "array", "minItems": 2, "maxItems": 2,
                   "items": {"type": "array", "items": {"enum": list(TRACKS)}, "minItems": 2, "maxItems": 2}},
-        "options": _obj({"attack_on_entry_extra_step": {"type": "boolean"}, "smallpox_from_home_only": {"type": "boolean"}}, required=[]),
+        "options": _obj({name: {"type": "boolean", "description": f"{rule}: {meaning} (default {default})"}
+                         for name, rule, default, meaning in OPTION_SPECS}, required=[]),
         "map": _obj({
             "territories": {"type": "object", "additionalProperties": _obj({
                 "home_of": {"oneOf": [_PLAYER, {"type": "null"}]},
@@ -92,14 +95,23 @@ STATE_SCHEMA = {
             "played": {"type": "array", "items": _CARD},
             "progress": {"type": "array", "items": {"type": "string"}},
             "progress_used": {"type": "array", "items": {"type": "string"}},
-            "turtles": {"type": "array", "items": _obj({"type": {"type": "string"}, "hidden": _TURTLE_HIDDEN})},
+            "turtles": {"type": "array", "items": _obj({"type": {"type": "string"}, "hidden": _TURTLE_HIDDEN,
+                                                        "scored": {"type": "boolean"}}, required=["type", "hidden"])},
             "swap_tokens": {"type": "integer", "minimum": 0, "maximum": 2},
             "flag": {"enum": [None, "english", "french"]},
             "tracks": _obj({k: {"type": "integer", "minimum": 0, "maximum": 25} for k in TRACKS}),
             "mask_space": {"type": ["string", "null"]},
             "below": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
             "set_aside": {"type": "array", "items": {"type": "string"}},
-        })},
+            "mohawk": {"oneOf": [{"type": "null"}, _obj({
+                "at": {"enum": ["guard", "outpost", "long_house"]},
+                "territory": {"type": ["string", "null"]},
+                "pa": {"oneOf": [{"type": "null"}, _INT]},
+            })], "description": "where Mohawk's black warrior is (W-TRB-3); null for other tribes"},
+            "ojibwa_used": {"type": "boolean"},
+        }, required=["name", "colour", "home", "tribe", "grid", "action_markers", "fire", "sages", "reserved",
+                     "long_house", "canoe_reserve", "resources", "beavers", "hand", "played", "progress",
+                     "progress_used", "turtles", "swap_tokens", "flag", "tracks", "mask_space", "below", "set_aside"])},
         "mask_board": _obj({
             "turn_order_track": {"type": "array", "items": _PLAYER, "maxItems": 4, "uniqueItems": True},
             "deck": {"type": "array", "items": _CARD},
@@ -114,7 +126,27 @@ STATE_SCHEMA = {
             "pile": {"type": "array", "items": _TILE_ID},
             "pile_l2": {"type": "array", "items": _TILE_ID},
         }),
-    }),
+        "flag_supply": {"type": "array", "items": {"enum": ["english", "french"]}, "uniqueItems": True},
+        "progress_box": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        "solo": {"oneOf": [{"type": "null"}, _obj({
+            "difficulty": {"enum": ["easy", "medium", "hard"]},
+            "ghost": _PLAYER,
+            "cards": {"type": "array", "items": {"type": "string"}, "minItems": 3, "maxItems": 3},
+            "under": {"type": "array", "minItems": 3, "maxItems": 3, "items": {"type": "array", "items": _CARD}},
+            "year_card": _CARD,
+            "year_slot": {"type": "integer", "minimum": 0, "maximum": 2},
+            "awaiting_card": {"type": "boolean"},
+            "actions_done": {"type": "integer", "minimum": 0, "maximum": 3},
+            "progress_level": {"type": "integer", "minimum": 1, "maximum": 3},
+            "advanced_disk": _INT,
+            "mask_index": _INT,
+            "removed": {"type": "array", "items": {"type": "string"}},
+            "score_tracks": {"type": "array", "items": {"enum": list(TRACKS)}, "maxItems": 2},
+        }, required=["difficulty", "ghost", "cards", "under", "year_card", "year_slot", "awaiting_card",
+                     "actions_done", "progress_level", "advanced_disk", "mask_index"])],
+            "description": "the solo game's Ghost (W-SOLO); null in a multiplayer game"},
+    }, required=["format", "year", "phase", "turn_order", "current", "turn", "pairs", "options", "map", "players",
+                 "mask_board", "restore_queue", "progress_rows", "advanced"]),
 }
 
 
@@ -206,9 +238,9 @@ def _semantic_errors(d: dict, ed: Edition) -> list[str]:
                     out.append(f"{where}.grid[{r}][{c}].tile: unknown tile {cell['tile']!r}.")
         for kind in NATIVES:
             total = natives[p][kind] + pl["long_house"][kind]
-            owned = ed.per_player[PLURAL[kind]]
+            owned = ed.per_player[PLURAL[kind]] + (1 if kind == "warrior" and pl.get("mohawk") else 0)  # W-TRB-3
             if total != owned:
-                out.append(f"{where}.long_house.{kind}: {total} {PLURAL[kind]} counted on the map and in the Long House; each player owns exactly {owned} (W-COMP-3).")
+                out.append(f"{where}.long_house.{kind}: {total} {PLURAL[kind]} counted on the map and in the Long House; this player owns exactly {owned} (W-COMP-3, W-TRB-3).")
         canoes = sum(v[p] for v in d["map"]["lakes"].values() if len(v) == n) + pl["canoe_reserve"]
         if canoes != ed.per_player["canoes"]:
             out.append(f"{where}.canoe_reserve: {canoes} canoes counted on lakes and in reserve; each player owns {ed.per_player['canoes']} (W-COMP-3).")

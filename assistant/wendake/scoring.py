@@ -64,9 +64,12 @@ def tie_break_note(names: list[str], totals: list[int], positions: list[int], or
 
 
 def engine_turtles(player) -> list:
-    """A player's turtle tiles in scoring form (level and hidden track(s)), None where the side is unknown."""
+    """A player's turtle tiles in scoring form (level and hidden track(s)), None where the side is unknown;
+    tiles already scored during play (W-SOLO-13) are left out."""
     out = []
     for t in player.turtles:
+        if t.get("scored"):  # already on the track (solo option W-SOLO-13)
+            continue
         level = int(t["type"].rsplit("-", 1)[1])
         out.append(None if t["hidden"] is None else {"level": level, **t["hidden"]})
     return out

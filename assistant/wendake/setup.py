@@ -2,7 +2,7 @@
 
 Random setup outcomes (track pairs, turn order, tile and card shuffles, turtle draws) come from a seeded
 generator, or are given explicitly, so that a setup can be reproduced exactly. Tribe cards are used back
-side up (W-SET-7 a); their front sides belong to the tribes' abilities.
+side up (W-SET-7 a) unless tribes are given or dealt (front side, W-SET-7 b; see ``tribes.py``).
 """
 
 from __future__ import annotations
@@ -26,8 +26,12 @@ class PlayerSetup:
 
 
 def new_game(players, seed: int | None = None, *, pairs=None, turn_order=None, options: Options | None = None,
-             edition: Edition | None = None) -> State:
-    """A new game for 2-4 players, given as names or ``PlayerSetup``; ``seed`` fixes every random outcome."""
+             edition: Edition | None = None, tribes=None, deal_tribes: bool = False, oneida_tile: str | None = None,
+             _counts: dict | None = None) -> State:
+    """A new game for 2-4 players, given as names or ``PlayerSetup``; ``seed`` fixes every random outcome.
+
+    ``tribes`` lists a tribe id (or None for the back side) per player; ``deal_tribes`` deals the front sides
+    instead (W-SET-7 b); ``oneida_tile`` is the progress tile Oneida takes from the box (W-TRB-5)."""
     ed = edition or load_edition()
     rng = random.Random(seed)
     setups = [p if isinstance(p, PlayerSetup) else PlayerSetup(str(p)) for p in players]
@@ -37,7 +41,7 @@ def new_game(players, seed: int | None = None, *, pairs=None, turn_order=None, o
     if len({s.name for s in setups}) != n:
         raise UserError("player names must be different.")
     topo = ed.map_for(n)
-    counts = ed.by_count[n]
+    counts = _counts or ed.by_count[n]
 
     if pairs is None:  # W-SET-2: the category markers are dealt at random
         t = list(TRACKS)
@@ -82,6 +86,7 @@ def new_game(players, seed: int | None = None, *, pairs=None, turn_order=None, o
         tiles = [t.id for t in ed.progress.values() if t.level == level] * ed.progress_copies
         rng.shuffle(tiles)
         state.progress_rows[level] = tiles[: counts["progress_per_row"]]
+        state.progress_box[level] = tiles[counts["progress_per_row"]:]  # W-SET-3: the pool Oneida chooses from
     piles = {}
     for level in (1, 2):
         tiles = list(ed.advanced[level])
@@ -132,6 +137,20 @@ def new_game(players, seed: int | None = None, *, pairs=None, turn_order=None, o
         state.players.append(player)
     if len({p.colour for p in state.players}) != n:
         raise UserError("two players have the same colour.")
+    if deal_tribes and tribes is None:
+        from assistant.wendake import tribes as T
+        picks = T.deal(ed, rng, state.turn_order)
+        tribes = [picks[i] for i in range(n)]
+    if tribes is not None:
+        from assistant.wendake import tribes as T
+        if len(tribes) != n:
+            raise UserError(f"give one tribe (or null) per player: {n} players, {len(tribes)} tribes.")
+        given = [t for t in tribes if t is not None]
+        if len(set(given)) != len(given):
+            raise UserError("two players have the same tribe; each tribe card is unique (W-SET-7 b).")
+        for i, tribe in enumerate(tribes):
+            if tribe is not None:
+                T.set_up(state, i, tribe, ed, oneida_tile)
     state.current = state.turn_order[0]
     state.turn = Turn(state.current)
     return state

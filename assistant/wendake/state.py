@@ -100,6 +100,9 @@ class PlayerState:
     mask_space: str | None = None  # None: the disk is in the Restore Area
     below: list[str] = field(default_factory=list)  # tiles slid below the grid during the restore (W-RES-3)
     set_aside: list[str] = field(default_factory=list)  # personal pile of set-aside tiles (W-RES-4)
+    # Mohawk's black warrior (W-TRB-3), an 8th warrior: {"at": "guard"|"outpost"|"long_house", "territory", "pa"}
+    mohawk: dict | None = None
+    ojibwa_used: bool = False  # the black Ojibwa marker's double placement was used this year (W-TRB-4)
 
     def copy(self) -> "PlayerState":
         return PlayerState(
@@ -108,6 +111,7 @@ class PlayerState:
             dict(self.long_house), self.canoe_reserve, dict(self.resources), self.beavers, self.hand[:],
             self.played[:], self.progress[:], self.progress_used[:], [dict(t) for t in self.turtles],
             self.swap_tokens, self.flag, dict(self.tracks), self.mask_space, self.below[:], self.set_aside[:],
+            dict(self.mohawk) if self.mohawk else None, self.ojibwa_used,
         )
 
 
@@ -133,26 +137,103 @@ class Turn:
     slot: int | None = None
     pending: list[PendingAction] = field(default_factory=list)
     cursor: int = 0
+    free_order: bool = False  # the L1 Ritual tile was flipped: open actions in any order (W-PRG-L1-3, W-TURN-2)
+    bonus: bool = False  # Ojibwa's second placement in a row (W-TRB-4)
 
     def copy(self) -> "Turn":
         return Turn(self.player, self.placed, self.slot,
-                    [PendingAction(p.kind, p.n, p.source) for p in self.pending], self.cursor)
+                    [PendingAction(p.kind, p.n, p.source) for p in self.pending], self.cursor, self.free_order, self.bonus)
+
+
+# Each game option: (field, rule ID, default, what True means). Defaults are the spec's (section 20).
+OPTION_SPECS = (
+    ("attack_on_entry_extra_step", "W-FIGHT-5", False, "an attack made while entering costs an extra step (reading B)"),
+    ("smallpox_from_home_only", "W-ACT-10b", False, "smallpox takes the native from your Home only (002)"),
+    ("tuscarora_hunter_survives", "W-TRB-10", False, "an attacked Tuscarora hunter survives; only the attacker is injured (000/002/003)"),
+    ("recall_one_card", "W-PRG-L2-5", False, "the Recall tile returns only one played mask card (002)"),
+    ("ritual_most_common_additional", "W-PRG-L2-3", False, "the Most-common tile scores the most common type in addition to the least (002)"),
+    ("extra_exchange_no_draw", "W-PRG-L1-8", False, "with the Extra-exchange tile the smallpox card is never drawn (001/003, compulsory)"),
+    ("alliance_flags_001", "W-PRG-L1-2", False, "flag taking as in 001: a player who holds a flag skips it; the other flag stays in the supply"),
+    ("ties_win_empty", "W-PRG-L3-2", False, "'win ties' also wins territories where nobody has a guard"),
+    ("take_back_basic_only", "W-RES-4", False, "only basic tiles can be taken back from your set-aside pile (002)"),
+    ("transfer_between_actions", "W-XFER-1", True, "transfers are allowed between two actions of the same tile"),
+    ("ojibwa_actions_only", "W-TRB-4", False, "both Ojibwa placements in a row must activate tiles (no turn-order reservation)"),
+    ("discounts_combine", "W-PRG-4", True, "discount tiles of different levels may be combined on one purchase"),
+    ("solo_turtles_immediate", "W-SOLO-13", False, "solo: level 3 and 4 turtles score when claimed, level 5 at the end"),
+    ("ghost_switch_territory", "W-SOLO-10", True, "solo: the Ghost places in the other flag territory when its chosen one is full"),
+)
 
 
 @dataclass(slots=True)
 class Options:
-    """Game options: the readings the spec leaves open, each with its default (spec section 20)."""
+    """Game options: the readings the spec leaves open, each with its default (spec section 20; OPTION_SPECS)."""
 
-    attack_on_entry_extra_step: bool = False  # W-FIGHT-5 reading (B) when True; default (A)
-    smallpox_from_home_only: bool = False  # W-ACT-10b: 002's reading when True; default board-wide
+    attack_on_entry_extra_step: bool = False
+    smallpox_from_home_only: bool = False
+    tuscarora_hunter_survives: bool = False
+    recall_one_card: bool = False
+    ritual_most_common_additional: bool = False
+    extra_exchange_no_draw: bool = False
+    alliance_flags_001: bool = False
+    ties_win_empty: bool = False
+    take_back_basic_only: bool = False
+    transfer_between_actions: bool = True
+    ojibwa_actions_only: bool = False
+    discounts_combine: bool = True
+    solo_turtles_immediate: bool = False
+    ghost_switch_territory: bool = True
 
     def to_json(self) -> dict:
-        return {"attack_on_entry_extra_step": self.attack_on_entry_extra_step,
-                "smallpox_from_home_only": self.smallpox_from_home_only}
+        return {name: getattr(self, name) for name, *_ in OPTION_SPECS}
 
     @staticmethod
     def from_json(d: dict) -> "Options":
-        return Options(**{k: bool(v) for k, v in d.items()})
+        known = {name for name, *_ in OPTION_SPECS}
+        return Options(**{k: bool(v) for k, v in d.items() if k in known})
+
+
+def options_in_force(options: "Options") -> list[dict]:
+    """Every game option with its rule ID, its value, its default and what it means (for the tablet)."""
+    return [{"option": name, "rule": rule, "value": getattr(options, name), "default": default,
+             "changed": getattr(options, name) != default, "when_true": meaning}
+            for name, rule, default, meaning in OPTION_SPECS]
+
+
+@dataclass(slots=True)
+class SoloState:
+    """The Ghost of the solo game (W-SOLO): its cards, disks and this year's progress through its actions."""
+
+    difficulty: str  # easy | medium | hard (W-SOLO-1)
+    ghost: int  # the Ghost's player index
+    cards: list[str]  # the 3 Ghost card sides in play, left to right (W-SOLO-4)
+    under: list[list[str | None]]  # mask cards lying under each Ghost card, oldest first (W-SOLO-8)
+    year_card: str | None = None  # this year's mask card (the one placed last); None until revealed
+    year_slot: int = 0  # the Ghost card above this year's mask card
+    awaiting_card: bool = True  # the year's mask card is still to be revealed (W-SOLO-8)
+    actions_done: int = 0  # Ghost actions taken this year (0..3)
+    progress_level: int = 1  # Ghost disk #3 beside the price tokens (W-SOLO-10)
+    advanced_disk: int = 0  # Ghost disk #5: index of the display tile above it (W-SOLO-11)
+    mask_index: int = 0  # Ghost disk #4: index of its mask space (W-SOLO-6, W-SOLO-11)
+    removed: list[str] = field(default_factory=list)  # progress and advanced tiles the Ghost removed from the game
+    score_tracks: list[str] = field(default_factory=list)  # the 2 tracks of the Ghost's score disks (W-SOLO-5)
+
+    def copy(self) -> "SoloState":
+        return SoloState(self.difficulty, self.ghost, self.cards[:], [u[:] for u in self.under], self.year_card,
+                         self.year_slot, self.awaiting_card, self.actions_done, self.progress_level,
+                         self.advanced_disk, self.mask_index, self.removed[:], self.score_tracks[:])
+
+    def to_json(self) -> dict:
+        return {"difficulty": self.difficulty, "ghost": self.ghost, "cards": self.cards, "under": self.under,
+                "year_card": self.year_card, "year_slot": self.year_slot, "awaiting_card": self.awaiting_card,
+                "actions_done": self.actions_done, "progress_level": self.progress_level,
+                "advanced_disk": self.advanced_disk, "mask_index": self.mask_index, "removed": self.removed,
+                "score_tracks": self.score_tracks}
+
+    @staticmethod
+    def from_json(d: dict) -> "SoloState":
+        return SoloState(d["difficulty"], d["ghost"], list(d["cards"]), [list(u) for u in d["under"]], d["year_card"],
+                         d["year_slot"], d["awaiting_card"], d["actions_done"], d["progress_level"],
+                         d["advanced_disk"], d["mask_index"], list(d.get("removed", [])), list(d.get("score_tracks", [])))
 
 
 @dataclass(slots=True)
@@ -177,6 +258,9 @@ class State:
     mask_discard: list[str | None] = field(default_factory=list)
     turtle_stacks: dict[str, list[dict | None]] = field(default_factory=dict)
     options: Options = field(default_factory=Options)
+    flag_supply: list[str] = field(default_factory=lambda: ["english", "french"])  # flag tiles not taken (W-PRG-L1-2)
+    progress_box: dict[int, list[str]] = field(default_factory=dict)  # progress tiles left in the box (W-SET-3; Oneida)
+    solo: SoloState | None = None
 
     @property
     def n(self) -> int:
@@ -190,7 +274,8 @@ class State:
             self.turn_order_track[:], self.restore_queue[:], {k: v[:] for k, v in self.progress_rows.items()},
             self.display[:], self.advanced_pile[:], self.advanced_pile_l2[:], self.advanced_level,
             self.mask_deck[:], self.mask_discard[:], {k: v[:] for k, v in self.turtle_stacks.items()},
-            self.options,
+            self.options, self.flag_supply[:], {k: v[:] for k, v in self.progress_box.items()},
+            self.solo.copy() if self.solo else None,
         )
 
     # ---- derived counts --------------------------------------------------------------------------------
@@ -220,6 +305,17 @@ class State:
                 counts[pa.native] += pa.count
         return counts
 
+    def is_ghost(self, p: int | None) -> bool:
+        return self.solo is not None and p == self.solo.ghost
+
+    def humans(self) -> list[int]:
+        """The players who take turns with action tiles (everyone but the solo Ghost)."""
+        return [i for i in range(len(self.players)) if not self.is_ghost(i)]
+
+    def mohawk_guard_at(self, p: int, tid: str) -> bool:
+        m = self.players[p].mohawk
+        return m is not None and m["at"] == "guard" and m["territory"] == tid
+
     def mask_space_holder(self, space: str) -> int | None:
         for i, pl in enumerate(self.players):
             if pl.mask_space == space:
@@ -238,7 +334,7 @@ class State:
                 "player": self.turn.player, "placed": self.turn.placed,
                 "slot": None if self.turn.slot is None else list(slot_of(self.turn.slot)),
                 "pending": [{"kind": a.kind, "n": a.n, "source": a.source} for a in self.turn.pending],
-                "cursor": self.turn.cursor,
+                "cursor": self.turn.cursor, "free_order": self.turn.free_order, "bonus": self.turn.bonus,
             },
             "pairs": [list(p) for p in self.pairs],
             "options": self.options.to_json(),
@@ -262,6 +358,9 @@ class State:
             "progress_rows": {str(k): v for k, v in self.progress_rows.items()},
             "advanced": {"level": self.advanced_level, "display": self.display, "pile": self.advanced_pile,
                          "pile_l2": self.advanced_pile_l2},
+            "flag_supply": self.flag_supply,
+            "progress_box": {str(k): v for k, v in self.progress_box.items()},
+            "solo": self.solo.to_json() if self.solo else None,
         }
 
     @staticmethod
@@ -271,7 +370,8 @@ class State:
         if d["turn"] is not None:
             t = d["turn"]
             turn = Turn(t["player"], t["placed"], None if t["slot"] is None else slot_index(t["slot"]),
-                        [PendingAction(a["kind"], a["n"], a["source"]) for a in t["pending"]], t["cursor"])
+                        [PendingAction(a["kind"], a["n"], a["source"]) for a in t["pending"]], t["cursor"],
+                        t.get("free_order", False), t.get("bonus", False))
         territories = {
             tid: Territory(tid, t["home_of"], list(t["guards"]),
                            [ProductiveArea(pa["kind"], pa.get("crop"), pa["owner"], pa["native"], pa["count"]) for pa in t["pas"]])
@@ -291,6 +391,9 @@ class State:
             advanced_level=adv["level"], mask_deck=list(mb["deck"]), mask_discard=list(mb["discard"]),
             turtle_stacks={k: list(v) for k, v in mb["turtle_stacks"].items()},
             options=Options.from_json(d.get("options", {})),
+            flag_supply=list(d.get("flag_supply", ["english", "french"])),
+            progress_box={int(k): list(v) for k, v in d.get("progress_box", {}).items()},
+            solo=SoloState.from_json(d["solo"]) if d.get("solo") else None,
         )
 
 
@@ -308,6 +411,7 @@ def _player_json(p: PlayerState) -> dict:
         "turtles": p.turtles, "swap_tokens": p.swap_tokens, "flag": p.flag,
         "tracks": p.tracks, "mask_space": p.mask_space,
         "below": p.below, "set_aside": p.set_aside,
+        "mohawk": p.mohawk, "ojibwa_used": p.ojibwa_used,
     }
 
 
@@ -328,4 +432,5 @@ def _player_from_json(d: dict) -> PlayerState:
         progress_used=list(d["progress_used"]), turtles=[dict(t) for t in d["turtles"]],
         swap_tokens=d["swap_tokens"], flag=d["flag"], tracks=dict(d["tracks"]), mask_space=d["mask_space"],
         below=list(d["below"]), set_aside=list(d["set_aside"]),
+        mohawk=dict(d["mohawk"]) if d.get("mohawk") else None, ojibwa_used=d.get("ojibwa_used", False),
     )

@@ -1,5 +1,5 @@
-"""The detector's data set, read from a ``tablewatch synth`` folder: rectified map views resized to the model's
-px/mm (cached as one .npy next to the scenes), the labels turned into target arrays, random augmented crops, and
+"""The detector's data set, read from a ``tablewatch synth`` folder: the rectified views of every board in view,
+resized to the model's px/mm (cached as one raw file next to the scenes), the labels turned into target arrays, random augmented crops, and
 the centre-point targets (Gaussian class heatmaps, offsets, sizes, attribute indices)."""
 
 from __future__ import annotations
@@ -48,24 +48,34 @@ def scene_targets(rect: dict, px_per_mm: float, man: dict) -> dict:
             "size": a[:, 5:7], "ignore": a[:, 7] > 0}
 
 
+def scene_views(labels: dict) -> list[dict]:
+    """The rectified views of one scene's label file: every board in view (``views``), or the main board alone in
+    data sets written before boards other than the map had views."""
+    return labels.get("views") or [labels["rectified"]]
+
+
 def _load_one(args):
     import cv2
 
     cv2.setNumThreads(1)
     folder, name, px_per_mm = args
     lab = json.loads((Path(folder) / f"{name}.json").read_text(encoding="utf-8"))
-    rect = lab["rectified"]
-    img = cv2.imread(str(Path(folder) / rect["image"]), cv2.IMREAD_COLOR)
-    if img is None:
-        raise UserError(f"cannot read {Path(folder) / rect['image']}; re-run `tablewatch synth`.")
-    f = px_per_mm / float(rect["px_per_mm"])
-    h, w = img.shape[:2]
-    img = cv2.resize(img, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
-    return img, rect
+    out = []
+    for rect in scene_views(lab):
+        img = cv2.imread(str(Path(folder) / rect["image"]), cv2.IMREAD_COLOR)
+        if img is None:
+            raise UserError(f"cannot read {Path(folder) / rect['image']}; re-run `tablewatch synth`.")
+        f = px_per_mm / float(rect["px_per_mm"])
+        h, w = img.shape[:2]
+        out.append((cv2.resize(img, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA), rect))
+    return out
 
 
 def load_views(folder: Path, px_per_mm: float, workers: int = 2, limit: int | None = None):
-    """(images uint8 (N, H, W, 3) padded, [rectified label dicts], manifest); cached as views_<r>.npy."""
+    """([view images uint8 (H, W, 3) at px_per_mm], [their rectified label dicts], [their scene index], manifest).
+
+    All views of all scenes, resized once and cached next to the scenes as one raw uint8 file plus an index
+    (``views_<r>_<n>.u8`` / ``.json``), memory-mapped on later runs."""
     folder = Path(folder)
     man = read_manifest(folder)
     n = int(man["scenes"]) if limit is None else min(limit, int(man["scenes"]))
@@ -73,25 +83,35 @@ def load_views(folder: Path, px_per_mm: float, workers: int = 2, limit: int | No
     missing = [nm for nm in names[:1] + names[-1:] if not (folder / f"{nm}.json").exists()]
     if missing:
         raise UserError(f"{folder} lacks {missing[0]}.json; the synth run did not finish. Re-run `tablewatch synth`.")
-    cache = folder / f"views_{px_per_mm:g}_{n}.npy"
-    rects = [json.loads((folder / f"{nm}.json").read_text(encoding="utf-8"))["rectified"] for nm in names]
-    if cache.exists():
-        return np.load(cache, mmap_mode="r"), rects, man
-    jobs = [(str(folder), nm, px_per_mm) for nm in names]
-    if workers > 1:
-        import multiprocessing as mp
+    raw, index_path = folder / f"views_{px_per_mm:g}_{n}.u8", folder / f"views_{px_per_mm:g}_{n}.json"
+    if not (raw.exists() and index_path.exists()):
+        jobs = [(str(folder), nm, px_per_mm) for nm in names]
+        entries = []
+        offset = 0
+        with open(raw, "wb") as fh:
+            if workers > 1:
+                import multiprocessing as mp
 
-        with mp.get_context("fork").Pool(workers) as pool:
-            loaded = pool.map(_load_one, jobs, chunksize=8)
-    else:
-        loaded = [_load_one(j) for j in jobs]
-    H = max(im.shape[0] for im, _ in loaded)
-    W = max(im.shape[1] for im, _ in loaded)
-    arr = np.zeros((n, H, W, 3), np.uint8)
-    for i, (im, _) in enumerate(loaded):
-        arr[i, :im.shape[0], :im.shape[1]] = im
-    np.save(cache, arr)
-    return arr, rects, man
+                with mp.get_context("fork").Pool(workers) as pool:
+                    results = pool.imap(_load_one, jobs, chunksize=8)
+                    offset = _write_views(fh, results, entries, offset)
+            else:
+                offset = _write_views(fh, map(_load_one, jobs), entries, offset)
+        index_path.write_text(json.dumps(entries), encoding="utf-8")
+    entries = json.loads(index_path.read_text(encoding="utf-8"))
+    data = np.memmap(raw, np.uint8, mode="r")
+    views = [data[e["offset"]:e["offset"] + e["h"] * e["w"] * 3].reshape(e["h"], e["w"], 3) for e in entries]
+    return views, [e["rect"] for e in entries], [e["scene"] for e in entries], man
+
+
+def _write_views(fh, results, entries: list, offset: int) -> int:
+    for scene, loaded in enumerate(results):
+        for img, rect in loaded:
+            img = np.ascontiguousarray(img)
+            fh.write(img.tobytes())
+            entries.append({"scene": scene, "offset": offset, "h": img.shape[0], "w": img.shape[1], "rect": rect})
+            offset += img.nbytes
+    return offset
 
 
 def gaussian_targets(t: dict, shape_hw: tuple[int, int], n_classes: int, sigma: float = 1.0):
@@ -140,7 +160,11 @@ def random_crop(img: np.ndarray, t: dict, crop: int, rng: np.random.Generator, v
     k = int(rng.integers(0, 4))
     flip = bool(rng.random() < 0.5)
     # source centre of the crop
-    cx, cy = rng.uniform(crop / 2 / s - 20, Wv - crop / 2 / s + 20), rng.uniform(crop / 2 / s - 20, Hv - crop / 2 / s + 20)
+    def centre(extent: float) -> float:  # a board narrower than the crop (a score track) sits anywhere inside it
+        lo, hi = crop / 2 / s - 20, extent - crop / 2 / s + 20
+        return float(rng.uniform(min(lo, hi), max(lo, hi)))
+
+    cx, cy = centre(Wv), centre(Hv)
     ang = k * 90.0
     M = cv2.getRotationMatrix2D((float(cx), float(cy)), ang, s)
     M[:, 2] += np.array([crop / 2 - cx, crop / 2 - cy])

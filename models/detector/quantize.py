@@ -14,8 +14,8 @@ def quantize(fp32: Path, data: Path, px_per_mm: float, n_calib: int = 24) -> Pat
 
     from models.detector.data import load_views
 
-    views, rects, _ = load_views(data, px_per_mm)
-    idx = np.linspace(0, len(rects) - 1, n_calib).astype(int)
+    views, rects, _, _ = load_views(data, px_per_mm)
+    idx = np.linspace(0, len(rects) - 1, n_calib).astype(int)  # spread over scenes and boards
 
     class Reader(CalibrationDataReader):
         def __init__(self):

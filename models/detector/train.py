@@ -60,7 +60,7 @@ def validate(model, views, rects, idx, card, valid_hw) -> dict:
     model.eval()
     with torch.no_grad():
         for i in idx:
-            H, W = valid_hw[i]
+            H, W = views[i].shape[:2]
             Hp, Wp = -(-H // 8) * 8, -(-W // 8) * 8
             img = np.zeros((Hp, Wp, 3), np.float32)
             img[:H, :W] = views[i][:H, :W]
@@ -125,20 +125,24 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
     torch.set_num_threads(2)
     rng = np.random.default_rng(seed)
     t_load = time.perf_counter()
-    views, rects, man = load_views(data, px_per_mm, limit=limit)
-    n = len(rects)
+    views, rects, scene_of, man = load_views(data, px_per_mm, limit=limit)
+    n = int(man["scenes"]) if limit is None else min(limit, int(man["scenes"]))
     if n < val_scenes + 10:
         raise UserError(f"{data} holds {n} scenes; training needs at least {val_scenes + 10} (val uses the last {val_scenes}).")
     targets = [scene_targets(r, px_per_mm, man) for r in rects]
-    valid_hw = [(round(r["size"][1] * px_per_mm / r["px_per_mm"]), round(r["size"][0] * px_per_mm / r["px_per_mm"])) for r in rects]
-    print(f"loaded {n} views at {px_per_mm:g} px/mm in {time.perf_counter() - t_load:.1f} s", file=sys.stderr)
-    train_idx = np.arange(n - val_scenes)
-    val_idx = np.arange(n - val_scenes, n)
+    valid_hw = [v.shape[:2] for v in views]
+    print(f"loaded {len(views)} views of {n} scenes at {px_per_mm:g} px/mm in {time.perf_counter() - t_load:.1f} s", file=sys.stderr)
+    scene_of = np.asarray(scene_of)
+    train_idx = np.flatnonzero(scene_of < n - val_scenes)
+    val_idx = np.flatnonzero(scene_of >= n - val_scenes)
+    # crops are drawn from views in proportion to their area, so every board pixel is equally likely
+    area = np.array([h * w for h, w in valid_hw], np.float64)[train_idx]
+    pick_p = area / area.sum()
     classes, colours, sides = list(man["classes"]), list(man["colours"]), list(man["sides"])
     model = CentreNet(len(classes), len(colours) + 1, len(sides) + 1, width)
     card = {"format": "tablewatch-detector/1", "classes": classes, "colours": colours, "sides": sides, "px_per_mm": px_per_mm,
             "stride": STRIDE, "multiple": MULTIPLE, "threshold": 0.3, "nms_mm": 7.0, "params": n_params(model), "width": width,
-            "train": {"data": str(data), "scenes": n, "val_scenes": val_scenes, "data_seed": man.get("seed"), "seed": seed, "steps": steps,
+            "train": {"data": str(data), "scenes": n, "views": len(views), "val_scenes": val_scenes, "data_seed": man.get("seed"), "seed": seed, "steps": steps,
                       "batch": batch, "crop": crop, "lr": lr}}
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     warm = min(50, steps // 10 + 1)
@@ -149,7 +153,7 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
     t0 = time.perf_counter()
     run_loss = None
     for step in range(1, steps + 1):
-        idx = rng.choice(train_idx, batch)
+        idx = rng.choice(train_idx, batch, p=pick_p)
         x, heat, w, pos = make_batch(views, targets, idx, crop, rng, len(classes), valid_hw)
         x, heat, w = torch.from_numpy(x), torch.from_numpy(heat), torch.from_numpy(w)
         ph, preg, pcol, pside = model(x)

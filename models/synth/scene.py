@@ -127,25 +127,43 @@ def jitter_colours(rng) -> dict[str, tuple]:
 
 
 def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: tuple[int, int], rect_px_per_mm: float = 4.0,
-           effects_on: bool = True) -> dict:
-    """Render one scene. Returns {"image": BGR uint8, "rectified": BGR, "hand_mask": uint8, "labels": dict}."""
+           effects_on: bool = True, fixed: dict | None = None) -> dict:
+    """Render one scene. Returns {"image": BGR uint8, "rectified": BGR, "hand_mask": uint8, "labels": dict}.
+
+    ``fixed`` (optional) pins what is otherwise drawn at random, so that a series of scenes shares one table:
+    ``"camera"`` (a Camera), ``"poses"`` ({board name: BoardPose}; boards keep their ``pose`` when it is set),
+    ``"lights"`` ([Light]), ``"kelvin"``, ``"colour_bgr"`` ({colour: BGR}), ``"table_texture"`` (BGR image).
+    Without it the scene is drawn exactly as before (same random draws)."""
     import cv2
 
     from models.synth import effects as fx
 
     W, H = size
-    arrange(boards, main, rng)
+    if fixed is None:
+        arrange(boards, main, rng)
+    else:
+        for b in boards:
+            if b.name in fixed.get("poses", {}):
+                b.pose = fixed["poses"][b.name]
     mainb = next(b for b in boards if b.name == main)
     mw, mh = mainb.layout["size_mm"]
-    target = mainb.pose.to_table([[mw / 2 + rng.normal(0, mw * 0.12), mh / 2 + rng.normal(0, mh * 0.12)]])[0]
-    cam = random_camera(rng, size, target)
+    if fixed is not None and "camera" in fixed:
+        cam = fixed["camera"]
+        target = cam.C[:2] if "target" not in fixed else fixed["target"]
+    else:
+        target = mainb.pose.to_table([[mw / 2 + rng.normal(0, mw * 0.12), mh / 2 + rng.normal(0, mh * 0.12)]])[0]
+        cam = random_camera(rng, size, target)
 
     # lights: one to three directional sources, hard or soft
-    n_lights = int(rng.choice([1, 1, 2, 3]))
-    lights = [Light(float(rng.uniform(0, 360)), float(rng.uniform(35, 80)), float(rng.uniform(0.25, 0.6) / math.sqrt(i + 1)),
-                    float(rng.choice([0.3, 1.0, 3.0, 8.0]))) for i in range(n_lights)]
-    kelvin = float(rng.uniform(2700, 6500))
-    colour_bgr = jitter_colours(rng)
+    if fixed is not None and "lights" in fixed:
+        lights = fixed["lights"]
+        n_lights = len(lights)
+    else:
+        n_lights = int(rng.choice([1, 1, 2, 3]))
+        lights = [Light(float(rng.uniform(0, 360)), float(rng.uniform(35, 80)), float(rng.uniform(0.25, 0.6) / math.sqrt(i + 1)),
+                        float(rng.choice([0.3, 1.0, 3.0, 8.0]))) for i in range(n_lights)]
+    kelvin = float(fixed["kelvin"]) if fixed is not None and "kelvin" in fixed else float(rng.uniform(2700, 6500))
+    colour_bgr = fixed["colour_bgr"] if fixed is not None and "colour_bgr" in fixed else jitter_colours(rng)
 
     # the undistorted canvas, large enough for everything the distorted camera sees
     mx, my = distortion_maps(cam, (0, 0))
@@ -158,7 +176,7 @@ def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: t
     shift = np.array([[1, 0, ml], [0, 1, mt], [0, 0, 1.0]])
 
     # table top
-    tex = fx.table_texture(rng)
+    tex = fixed["table_texture"] if fixed is not None and "table_texture" in fixed else fx.table_texture(rng)
     table_mm = 2400.0
     cx0, cy0 = target
     T = np.array([[table_mm / tex.shape[1], 0, cx0 - table_mm / 2], [0, table_mm / tex.shape[0], cy0 - table_mm / 2], [0, 0, 1]])

@@ -15,6 +15,7 @@ import numpy as np
 from models.synth import CLASSES, COLOURS, FORMAT
 
 DEFAULT_RECT_PX_PER_MM = 4.0
+SIDE_RECT_PX_PER_MM = 2.0  # village, score and mask boards: smaller pieces need no more for a 1 px/mm detector
 
 
 def scene_rng(seed: int, index: int) -> np.random.Generator:
@@ -47,14 +48,32 @@ def make_scene(seed: int, index: int, players: int, size: tuple[int, int], rect_
     rh, rw = rect.shape[:2]
     labels["rectified"] = {"board": main, "image": f"{name}_{main}.jpg", "px_per_mm": rect_px_per_mm, "size": [rw, rh],
                            "pieces": S.rectified_labels(labels["pieces"], out["camera"], mainb, rect_px_per_mm, (rw, rh))}
-    return {"name": name, "jpeg": jpeg.tobytes(), "rect_jpeg": rect_jpeg.tobytes(), "labels": labels,
+    # every other board that is mostly in view gets its own rectified view (village, score tracks, mask board)
+    views, view_jpegs = [labels["rectified"]], {labels["rectified"]["image"]: rect_jpeg.tobytes()}
+    side_r = min(rect_px_per_mm, SIDE_RECT_PX_PER_MM)
+    for b in boards:
+        if b.name == main or not b.pieces or not _mostly_in_view(labels["pieces"], b.name):
+            continue
+        img = S.rectify(decoded, out["camera"], b, side_r)
+        h, w = img.shape[:2]
+        entry = {"board": b.name, "image": f"{name}_{b.name}.jpg", "px_per_mm": side_r, "size": [w, h],
+                 "pieces": S.rectified_labels(labels["pieces"], out["camera"], b, side_r, (w, h))}
+        views.append(entry)
+        view_jpegs[entry["image"]] = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    labels["views"] = views
+    return {"name": name, "jpeg": jpeg.tobytes(), "rect_jpeg": rect_jpeg.tobytes(), "view_jpegs": view_jpegs, "labels": labels,
             "image": out["image"], "rectified": rect, "hand_mask": out["hand_mask"], "boards": boards, "state": state}
+
+
+def _mostly_in_view(piece_labels: list[dict], board: str, share: float = 0.6) -> bool:
+    on = [p for p in piece_labels if p["board"] == board]
+    return bool(on) and sum(bool(p["in_view"]) for p in on) >= share * len(on)
 
 
 def _work(args):
     seed, index, players, size, rect = args
     sc = make_scene(seed, index, players, size, rect)
-    return sc["name"], sc["jpeg"], sc["rect_jpeg"], sc["labels"]
+    return sc["name"], sc["jpeg"], sc["view_jpegs"], sc["labels"]
 
 
 def _one_thread() -> None:
@@ -78,9 +97,10 @@ def generate(n: int, seed: int, out: Path, players: int = 4, size=(1280, 960), r
     t0 = time.perf_counter()
 
     def save(result, done):
-        name, jpeg, rect_jpeg, labels = result
+        name, jpeg, view_jpegs, labels = result
         (out / f"{name}.jpg").write_bytes(jpeg)
-        (out / labels["rectified"]["image"]).write_bytes(rect_jpeg)
+        for image_name, data in view_jpegs.items():
+            (out / image_name).write_bytes(data)
         (out / f"{name}.json").write_text(json.dumps(labels, separators=(",", ":"), default=_json_default), encoding="utf-8")
         if progress:
             _bar(done, n, time.perf_counter() - t0)

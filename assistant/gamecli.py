@@ -1,0 +1,80 @@
+"""``tablewatch games`` (list the games in a log) and ``tablewatch export GAME`` (a whole game as JSON).
+
+Owns the command-line side of the game log. The log file is ``--db PATH``, else ``$TABLEWATCH_DB``, else
+``~/.local/share/tablewatch/games.sqlite`` (``assistant.eventlog.default_db_path``).
+
+Export format ``tablewatch.game-export/1``::
+
+    {"format", "game_id", "title", "created", "setup": {...}, "events": [{"seq", "t", "kind", "payload"}, ...],
+     "moves": [<move JSON>, ...], "record": <tablewatch.wendake.game/1: initial state + moves>,
+     "final_state": <state JSON>, "results": <scoring.results> , "alerts_active": [...]}
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("games", help="list the games in the game log")
+    p.add_argument("--db", help="game log file (default: $TABLEWATCH_DB or ~/.local/share/tablewatch/games.sqlite)")
+    p.set_defaults(func=_games)
+    p = sub.add_parser("export", help="write a whole game (setup, events, moves, final state) as JSON")
+    p.add_argument("game", help="game id (see `tablewatch games`), or 'latest'")
+    p.add_argument("--db", help="game log file (default: $TABLEWATCH_DB or ~/.local/share/tablewatch/games.sqlite)")
+    p.add_argument("--out", help="output file (default: standard output)")
+    p.add_argument("--no-observations", action="store_true", help="leave the stored observations out")
+    p.set_defaults(func=_export)
+
+
+def _open(db):
+    from assistant.eventlog import EventLog, default_db_path
+
+    return EventLog(Path(db).expanduser() if db else default_db_path(), create=False)
+
+
+def _games(args) -> int:
+    log = _open(args.db)
+    games = log.games()
+    if not games:
+        print(f"no games in {log.path}")
+        return 0
+    for g in games:
+        created = time.strftime("%Y-%m-%d %H:%M", time.localtime(g["created"]))
+        print(f"{g['id']}  {created}  {g['game']}  {g['events']:6d} events  {g['title'] or ''}")
+    return 0
+
+
+def export_game(log, game_id: str, observations: bool = True) -> dict:
+    from assistant.session import GameSession
+    from assistant.wendake.record import game_to_json
+    from assistant.wendake.scoring import results
+
+    if game_id == "latest":
+        game_id = log.latest_game() or game_id
+    setup = log.setup(game_id)
+    info = next(g for g in log.games() if g["id"] == game_id)
+    session = GameSession.resume(log, game_id)
+    events = log.events(game_id)
+    if not observations:
+        events = [e for e in events if e["kind"] != "Observation"]
+    tr = session.tracker
+    return {"format": "tablewatch.game-export/1", "game_id": game_id, "title": info["title"], "created": info["created"],
+            "setup": setup, "events": events, "moves": [m for m in game_to_json(tr.initial, tr.moves)["moves"]],
+            "record": game_to_json(tr.initial, tr.moves), "final_state": tr.state.to_json(),
+            "results": results(tr.state), "alerts_active": [ev.to_json() for ev in tr.alerts.values()]}
+
+
+def _export(args) -> int:
+    log = _open(args.db)
+    doc = export_game(log, args.game, observations=not args.no_observations)
+    text = json.dumps(doc, indent=1, sort_keys=False)
+    if args.out:
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {args.out}: {len(doc['moves'])} moves, {len(doc['events'])} events", file=sys.stderr)
+    else:
+        print(text)
+    return 0

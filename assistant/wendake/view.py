@@ -1,0 +1,253 @@
+"""What a perfect camera would read off a Wendake table: ``expected_readings(state)``.
+
+Owns the mapping from an engine :class:`State` to Observation readings (``assistant/observation.py`` keys and
+values). It mirrors the synthetic renderer ``models/synth/wendake.py`` exactly — that renderer is the ground truth
+of the end-to-end tests — and the region ids of ``calibration/layouts/wendake-*.json``.
+
+Boards and readings (every region below is read; an empty region reads as the empty count ``()``):
+
+* ``wendake-map-{n}p``: territory ``T05`` / Home ``H1`` -> standing guards ``warrior_standing:<colour>``;
+  productive area ``T05.pa1`` -> its occupant, counted once (a Home stack of 4 women shows as one piece):
+  ``woman:<colour>:colour``, ``hunter:<colour>:colour`` or ``warrior_lying:<colour>`` (an outpost);
+  lake ``L2`` -> ``canoe:<colour>``.
+* ``wendake-village-{p+1}`` (player index p): ``long_house`` -> ``warrior_standing:<c>``, ``woman:<c>:grey``,
+  ``hunter:<c>:grey``; ``slot.K`` (K = row*3+col) -> ``action_marker:<c>`` when this year's marker is there and
+  ``fire_token:none`` on the Sacred Fire tile; ``sage.N`` (N = 1..4) -> ``action_marker:<c>`` for the markers still
+  on the Sages area (the first ``sages`` spaces); ``slot.K#tile`` -> ``"<tile id>:<side>"`` or None (an empty slot
+  during the restore); ``resource.<name>`` -> ``<name>:none`` counts, ``resource.beavers`` -> ``beaver:none``.
+  Not read: ``progress.N`` (progress tiles are not rendered), the swap token (it lies in no region).
+* ``wendake-scores-a`` holds pair 0 of ``state.pairs``, ``wendake-scores-b`` pair 1; row ``upper`` is the pair's
+  first track, ``lower`` its second. ``upper.V`` (V = 0..25, values clamped) -> ``tribe_disk:<c>`` of the **top**
+  disk only. Disks on one space stack; the renderer stacks them in turn order (the last player in turn order on
+  top), and so does this function.
+  **Ambiguity:** a score space reading says only "someone is here, and the top disk is <c>". The disks under it
+  are invisible, and at a real table their order is whoever moved there last, not turn order. A reading of
+  ``tribe_disk:c`` on ``upper.V`` therefore agrees with a state exactly when c is among the players at V;
+  an empty reading agrees when nobody is at V. :func:`score_reading_agrees` implements that test; the tracker
+  uses it instead of equality for every ``wendake-scores-*`` key (``AMBIGUOUS_BOARDS``).
+* ``wendake-mask``: ``turn_order.I`` (I = 1..4) -> the disk of the I-th reservation this year;
+  ``ceremony.K`` (K = 0..8, space ``S{K+1}``) -> the disk of the player whose mask disk is there;
+  ``restore`` -> the disks of every player whose mask disk is not on a ceremony space. Not read: the year marker,
+  the turtle stacks and the card piles (not rendered).
+
+Hidden information never shows: cards in hands, the piles, turtle values and the tiles below the grid during the
+restore are not readings.
+"""
+
+from __future__ import annotations
+
+from assistant.observation import Pieces, pieces, reading_key
+
+SCORE_BOARDS = ("wendake-scores-a", "wendake-scores-b")
+AMBIGUOUS_BOARDS = SCORE_BOARDS
+MASK_BOARD = "wendake-mask"
+TRACK_MAX = 25
+TURN_ORDER_SPACES = 4
+CEREMONY_SPACES = 9
+
+
+def map_board(n: int) -> str:
+    return f"wendake-map-{n}p"
+
+
+def village_board(p: int) -> str:
+    return f"wendake-village-{p + 1}"
+
+
+def boards_for(n: int) -> list[str]:
+    return [map_board(n)] + [village_board(p) for p in range(n)] + list(SCORE_BOARDS) + [MASK_BOARD]
+
+
+def _layout_regions(board: str) -> set[str] | None:
+    """The region ids of a built-in layout, or None when the layout cannot be loaded (then every id is used)."""
+    if board in _REGIONS:
+        return _REGIONS[board]
+    try:
+        from calibration.layout import load_builtin
+
+        ids = {r["id"] for r in load_builtin(board)["regions"]}
+    except Exception:  # the layouts are optional for the pure engine; fall back to the engine's own ids
+        ids = None
+    _REGIONS[board] = ids
+    return ids
+
+
+_REGIONS: dict[str, set[str] | None] = {}
+
+
+def ceremony_region(space: str | None) -> str | None:
+    """``"S3"`` -> ``"ceremony.2"``; None for no space."""
+    if not space or not space[1:].isdigit():
+        return None
+    k = int(space[1:]) - 1
+    return f"ceremony.{k}" if 0 <= k < CEREMONY_SPACES else None
+
+
+def score_stacks(state, board: str) -> dict[str, list[int]]:
+    """Score board region -> the players on it, bottom first (turn order, as the renderer stacks them)."""
+    pair = state.pairs[SCORE_BOARDS.index(board)]
+    order = list(state.turn_order) or list(range(state.n))
+    out: dict[str, list[int]] = {}
+    for track, row in zip(pair, ("upper", "lower")):
+        for v in range(TRACK_MAX + 1):
+            out[f"{row}.{v}"] = []
+        for p in order:
+            v = max(0, min(TRACK_MAX, state.players[p].tracks[track]))
+            out[f"{row}.{v}"].append(p)
+    return out
+
+
+def score_reading_agrees(value, colours_here: set[str]) -> bool:
+    """A score space's reading against the colours of the disks a state puts there (see the module doc)."""
+    if not isinstance(value, tuple):
+        return False
+    seen = [k for k, _ in value]
+    if not colours_here:
+        return not seen
+    if len(seen) != 1:
+        return False
+    cls, _, rest = seen[0].partition(":")
+    return cls == "tribe_disk" and rest.split(":")[0] in colours_here
+
+
+def expected_readings(state) -> dict[str, object]:
+    """Every reading a perfect camera takes of ``state``: ``{reading key: value}`` (see the module doc)."""
+    out = map_readings(state)
+    out.update(village_readings(state))
+    out.update(score_readings(state))
+    out.update(mask_readings(state))
+    return out
+
+
+class _Keys:
+    """Piece keys and region keys precomputed for one table (colours and player count): the tracker calls
+    ``expected_readings`` thousands of times per observation."""
+
+    def __init__(self, colours: tuple[str, ...], map_name: str):
+        n = len(colours)
+        self.by_key = sorted(range(n), key=lambda p: colours[p])  # players in piece-key order
+        self.guard = [f"warrior_standing:{c}" for c in colours]
+        self.canoe = [f"canoe:{c}" for c in colours]
+        self.disk = [f"tribe_disk:{c}" for c in colours]
+        self.marker = [((f"action_marker:{c}", 1),) for c in colours]
+        self.occupant = {(p, native): ((f"warrior_lying:{c}" if native == "warrior" else f"{native}:{c}:colour", 1),)
+                         for p, c in enumerate(colours) for native in ("warrior", "woman", "hunter")}
+        self.map_name = map_name
+        self.map_ids = _layout_regions(map_name)
+        self.villages = [village_board(p) for p in range(n)]
+
+
+_KEYS: dict[tuple, _Keys] = {}
+
+
+def _keys(state) -> _Keys:
+    colours = tuple(p.colour for p in state.players)
+    k = _KEYS.get(colours)
+    if k is None:
+        k = _KEYS[colours] = _Keys(colours, map_board(len(colours)))
+    return k
+
+
+def _counts(keys: list[str], order: list[int], counts) -> Pieces:
+    return tuple((keys[p], counts[p]) for p in order if counts[p] > 0)
+
+
+def map_readings(state) -> dict[str, object]:
+    """The map board's readings only."""
+    K = _keys(state)
+    ids = K.map_ids
+    mp = K.map_name
+    out: dict[str, object] = {}
+    for tid, t in state.territories.items():
+        if ids is None or tid in ids:
+            out[f"{mp}/{tid}"] = _counts(K.guard, K.by_key, t.guards)
+        for i, pa in enumerate(t.pas):
+            rid = f"{tid}.pa{i}"
+            if ids is not None and rid not in ids:
+                continue
+            out[f"{mp}/{rid}"] = () if pa.count == 0 or pa.owner is None else K.occupant[(pa.owner, pa.native)]
+    for lid, canoes in state.lakes.items():
+        if ids is None or lid in ids:
+            out[f"{mp}/{lid}"] = _counts(K.canoe, K.by_key, canoes)
+    return out
+
+
+def village_readings(state, players=None) -> dict[str, object]:
+    """The village boards' readings (of ``players`` only when given)."""
+    K = _keys(state)
+    out: dict[str, object] = {}
+    for p in range(state.n) if players is None else players:
+        ps = state.players[p]
+        vb = K.villages[p]
+        c = ps.colour
+        marker = K.marker[p]
+        for k in range(9):
+            if k in ps.markers:
+                here = marker + (("fire_token:none", 1),) if ps.fire == k else marker
+            else:
+                here = (("fire_token:none", 1),) if ps.fire == k else ()
+            out[f"{vb}/slot.{k}"] = here
+            g = ps.grid[k] if k < len(ps.grid) else None
+            out[f"{vb}/slot.{k}#tile"] = None if g is None else f"{g.tile}:{g.side}"
+        for s in range(1, 5):
+            out[f"{vb}/sage.{s}"] = marker if s <= ps.sages else ()
+        lh = ps.long_house
+        out[f"{vb}/long_house"] = pieces({f"warrior_standing:{c}": lh["warrior"], f"woman:{c}:grey": lh["woman"],
+                                          f"hunter:{c}:grey": lh["hunter"]})
+        for res, k in ps.resources.items():
+            out[f"{vb}/resource.{res}"] = ((f"{res}:none", k),) if k > 0 else ()
+        out[f"{vb}/resource.beavers"] = (("beaver:none", ps.beavers),) if ps.beavers > 0 else ()
+    return out
+
+
+def score_readings(state) -> dict[str, object]:
+    """The score boards' readings: the top disk of each space."""
+    K = _keys(state)
+    out: dict[str, object] = {}
+    for board in SCORE_BOARDS:
+        for rid, stack in score_stacks(state, board).items():
+            out[f"{board}/{rid}"] = ((K.disk[stack[-1]], 1),) if stack else ()
+    return out
+
+
+def mask_readings(state) -> dict[str, object]:
+    """The mask board's readings: turn-order reservations, ceremony spaces, the restore area."""
+    K = _keys(state)
+    out: dict[str, object] = {}
+    for i in range(TURN_ORDER_SPACES):
+        out[f"{MASK_BOARD}/turn_order.{i + 1}"] = ((K.disk[state.turn_order_track[i]], 1),) if i < len(state.turn_order_track) else ()
+    ceremony: dict[str, dict] = {f"ceremony.{k}": {} for k in range(CEREMONY_SPACES)}
+    resting: dict[str, int] = {}
+    for p, ps in enumerate(state.players):
+        rid = ceremony_region(ps.mask_space)
+        if rid is None:
+            resting[K.disk[p]] = resting.get(K.disk[p], 0) + 1
+        else:
+            ceremony[rid][K.disk[p]] = 1
+    for rid, here in ceremony.items():
+        out[f"{MASK_BOARD}/{rid}"] = pieces(here)
+    out[f"{MASK_BOARD}/restore"] = pieces(resting)
+    return out
+
+
+def _occupant(pa, colours) -> Pieces:
+    if pa.count == 0 or pa.owner is None:
+        return ()
+    c = colours[pa.owner]
+    if pa.native == "warrior":
+        return pieces({f"warrior_lying:{c}": 1})
+    return pieces({f"{pa.native}:{c}:colour": 1})
+
+
+def score_colours(state) -> dict[str, set[str]]:
+    """Reading key -> the colours of every disk a state puts on that score space (hidden ones included)."""
+    colours = [p.colour for p in state.players]
+    out = {}
+    for board in SCORE_BOARDS:
+        for rid, stack in score_stacks(state, board).items():
+            out[reading_key(board, rid)] = {colours[p] for p in stack}
+    return out
+
+
+def is_score_key(key: str) -> bool:
+    return key.split("/", 1)[0] in SCORE_BOARDS

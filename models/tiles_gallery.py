@@ -1,0 +1,71 @@
+"""Builds the tile gallery of the schematic edition (``calibration/tiles/wendake-schematic.npz``) from our own
+print art: every tile of the edition on both sides, plus the bare slot, drawn the way the scene generator draws
+them (``models.synth.scene.draw_tiles``) at a few scales, turns and blurs. Build-time only; the runtime reads the
+committed ``.npz`` through ``vision.tiles``.
+
+    python -m models.tiles_gallery            # rewrites calibration/tiles/wendake-schematic.npz
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+
+def labels_of_edition() -> list[tuple[str, str]]:
+    from assistant.wendake.edition import load_edition
+
+    ed = load_edition()
+    ids = list(ed.basic_tiles) + [t for level in sorted(ed.advanced) for t in ed.advanced[level]]
+    return [(t, side) for t in ids for side in ("action", "ritual")]
+
+
+def render_samples(px_per_mm: float, rotation_deg: float, blur: float, rng) -> list[tuple[str, np.ndarray]]:
+    import cv2
+
+    from calibration.layout import load_builtin
+    from models.synth.scene import PAD_MM, board_art, draw_tiles
+    from vision.tiles import EMPTY, slot_crop
+
+    layout = load_builtin("wendake-village-1")
+    slots = [r for r in layout["regions"] if r["kind"] == "tile_slot"]
+    pad = int(round(PAD_MM * px_per_mm))
+    out = []
+
+    def crops(canvas, names):
+        img = canvas[pad:canvas.shape[0] - pad, pad:canvas.shape[1] - pad]
+        if blur > 0:
+            img = cv2.GaussianBlur(img, (0, 0), blur)
+        for slot, name in zip(slots, names):
+            out.append((name, slot_crop(img, px_per_mm, slot["polygon"])))
+
+    bare = board_art(layout, px_per_mm).copy()
+    crops(bare, [EMPTY] * len(slots))
+    labels = labels_of_edition()
+    for k in range(0, len(labels), len(slots)):
+        chunk = labels[k:k + len(slots)]
+        canvas = board_art(layout, px_per_mm).copy()
+        tiles = [{"slot": s["id"], "tile": t, "side": side, "rotation_deg": rotation_deg} for s, (t, side) in zip(slots, chunk)]
+        draw_tiles(canvas, layout, tiles, px_per_mm, rng)
+        crops(canvas, [f"{t}:{side}" for t, side in chunk])
+    return out
+
+
+def build(out_path=None) -> str:
+    from vision.tiles import DEFAULT_GALLERY, GALLERY_DIR, build_gallery
+
+    rng = np.random.default_rng(0)
+    samples = []
+    for px_per_mm in (2.0, 3.0):
+        for rot in (-2.0, 0.0, 2.0):
+            for blur in (0.0, 1.2):
+                samples += render_samples(px_per_mm, rot, blur, rng)
+    gallery = build_gallery(samples, DEFAULT_GALLERY, "schematic print art (models/tiles_gallery.py), not the retail tiles")
+    path = out_path or GALLERY_DIR / f"{DEFAULT_GALLERY}.npz"
+    gallery.save(path)
+    return f"{path}: {len(samples)} samples, {len(set(gallery.labels))} labels"
+
+
+if __name__ == "__main__":
+    print(build(sys.argv[1] if len(sys.argv) > 1 else None))

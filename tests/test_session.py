@@ -1,0 +1,113 @@
+"""GameSession: feeding, snapshot JSON, corrections, events_since and resume (assistant/session.py)."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from assistant.errors import UserError
+from assistant.observation import Observation, Reading
+from assistant.session import GameSession
+from assistant.wendake import moves as M
+from assistant.wendake.generate import play_random_game
+from assistant.wendake.view import expected_readings
+
+
+def _game(seed=1, players=("Ann", "Bob")):
+    states, moves = [], []
+    final, _ = play_random_game(list(players), seed=seed, on_move=lambda s, m: (states.append(s.copy()), moves.append(m)))
+    return states + [final], moves
+
+
+def _obs(state, i=0):
+    return Observation(i, float(i), {k: Reading(v, 1.0) for k, v in expected_readings(state).items()})
+
+
+def _turn_ends(moves):
+    return [i for i, m in enumerate(moves) if isinstance(m, (M.EndTurn, M.Restore))]
+
+
+def test_feed_snapshot_and_resume(tmp_path):
+    states, moves = _game()
+    db = tmp_path / "g.sqlite"
+    s = GameSession.create(db, players=["Ann", "Bob"], seed=1)
+    ends = _turn_ends(moves)[:8]
+    for i in ends:
+        events = s.feed(_obs(states[i + 1], i))
+        assert all(e.kind == "MoveRecognized" for e in events)
+    snap = s.snapshot()
+    json.dumps(snap)
+    assert snap["format"] == "tablewatch.snapshot/1"
+    for key in ("game_id", "seq", "year", "phase", "pairs", "turn_order", "current", "players", "leader", "alerts",
+                "moves", "finished", "results", "score_by_year", "log_status", "confirmation"):
+        assert key in snap
+    assert 0 < len(snap["moves"]) == len(s.tracker.moves)
+    assert expected_readings(s.state) == expected_readings(states[ends[-1] + 1])
+    pl = snap["players"][0]
+    assert set(pl["tracks"]) == {"economic", "military", "ritual", "mask"}
+    assert all(p["counted"] == min(p["values"]) for p in pl["pairs"])
+    assert snap["score_by_year"]["players"][0]["totals"][-1] == pl["projected_total"]
+    again = GameSession.resume(db)
+    assert again.state.to_json() == s.state.to_json()
+    snap2 = again.snapshot()
+    assert snap2["moves"] == snap["moves"] and snap2["players"] == snap["players"]
+
+
+def test_undo_correct_alerts_and_events_since(tmp_path):
+    states, moves = _game(seed=2)
+    s = GameSession.create(tmp_path / "g.sqlite", players=["Ann", "Bob"], seed=2)
+    first = _turn_ends(moves)[0]
+    s.feed(_obs(states[first + 1]))
+    seq = s.last_seq
+    got = []
+    t = threading.Thread(target=lambda: got.extend(s.events_since(seq, timeout=10)))
+    t.start()
+    s.undo()
+    t.join()
+    assert got and got[0]["kind"] == "Correction"
+    assert not s.tracker.moves
+    s.correct([M.move_to_json(m) for m in moves[:first + 1]])
+    assert s.state.to_json() == states[first + 1].to_json()
+    with pytest.raises(UserError):
+        s.correct([{"type": "no_such_move"}])
+    # a table nobody can explain: the alert is in the snapshot until the table is put back
+    fake = states[first + 1].copy()
+    p = fake.current
+    home = fake.territories[fake.players[p].home]
+    home.guards[p] += 2
+    events = s.feed(_obs(fake))
+    assert any(e.kind in ("TableOutOfSync", "IllegalMove") for e in events)
+    assert s.snapshot()["alerts"]
+    events = s.feed(_obs(states[first + 1]))
+    assert [e.kind for e in events] == ["AlertCleared"] and not s.snapshot()["alerts"]
+    assert s.events_since(s.last_seq, timeout=0.05) == []
+    resumed = GameSession.resume(tmp_path / "g.sqlite")
+    assert resumed.state.to_json() == s.state.to_json() and not resumed.tracker.alerts
+
+
+def test_whole_game_results_and_export(tmp_path, capsys):
+    from assistant.gamecli import export_game
+
+    states, moves = _game(seed=4)
+    db = tmp_path / "g.sqlite"
+    s = GameSession.create(db, players=["Ann", "Bob"], seed=4, game_id="g-test")
+    s.correct([M.move_to_json(m) for m in moves])
+    snap = s.snapshot()
+    assert snap["finished"] and snap["results"]["winner"] in ("Ann", "Bob")
+    assert len(snap["score_by_year"]["years"]) == 7
+    doc = export_game(s.log, "g-test")
+    assert doc["final_state"] == states[-1].to_json() and len(doc["moves"]) == len(moves)
+    from assistant import gamecli
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    gamecli.add_parser(parser.add_subparsers())
+    args = parser.parse_args(["games", "--db", str(db)])
+    assert args.func(args) == 0
+    assert "g-test" in capsys.readouterr().out
+    out = tmp_path / "x.json"
+    args = parser.parse_args(["export", "g-test", "--db", str(db), "--out", str(out)])
+    assert args.func(args) == 0
+    assert json.loads(out.read_text())["game_id"] == "g-test"

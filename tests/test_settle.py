@@ -1,0 +1,109 @@
+"""Settle detection on low-res board views: stillness time, motion, hands (skin reaching in from the edge), printed
+skin-like art, foreign objects, covered markers."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision import settle as S
+
+SKIN = (110, 150, 205)  # a light skin tone, BGR
+
+
+def board(w=200, h=150, colour=(225, 230, 235)):
+    v = np.empty((h, w, 3), np.uint8)
+    v[:] = colour
+    cv2.rectangle(v, (20, 20), (60, 60), (60, 150, 45), -1)  # some printed art
+    return v
+
+
+def arm(view, colour=SKIN):
+    out = view.copy()
+    cv2.line(out, (0, 75), (90, 80), colour, 22)  # reaches in from the left edge
+    cv2.circle(out, (95, 80), 18, colour, -1)
+    return out
+
+
+def test_settles_after_still_time_and_not_before():
+    st = S.Settler(S.SettleConfig(still_s=0.3))
+    v = board()
+    assert st.update("b", v, 0.0).reason == S.MOTION  # first sight: nothing to compare with yet
+    assert st.update("b", v, 0.2).reason == S.MOTION  # still, but only for 0.2 s
+    r = st.update("b", v, 0.35)
+    assert r.settled and r.reason is None and r.changed
+
+
+def test_motion_resets_the_still_time():
+    st = S.Settler()
+    v = board()
+    st.update("b", v, 0.0)
+    moved = v.copy()
+    cv2.circle(moved, (150, 100), 8, (40, 45, 200), -1)  # a piece put down
+    assert st.update("b", moved, 0.4).reason == S.MOTION
+    assert st.update("b", moved, 0.6).reason == S.MOTION
+    assert st.update("b", moved, 0.75).settled
+
+
+def test_still_hand_from_the_edge_is_never_read():
+    st = S.Settler()
+    v = arm(board())
+    for t in (0.0, 0.5, 1.0, 5.0):
+        r = st.update("b", v, t)
+        assert not r.settled and r.reason == S.HAND
+    assert r.blob_mm2 > 1000
+
+
+def test_skin_coloured_art_and_pieces_are_not_hands():
+    art = board()
+    cv2.rectangle(art, (0, 100), (80, 149), (120, 160, 200), -1)  # a beans-brown field at the board edge
+    st = S.Settler(art={"b": art})
+    v = art.copy()
+    cv2.circle(v, (120, 40), 6, SKIN, -1)  # a small wooden piece
+    st.update("b", v, 0.0)
+    assert st.update("b", v, 0.4).settled
+    st2 = S.Settler()  # without the art the orange field touching the edge looks like an arm
+    st2.update("b", art, 0.0)
+    assert st2.update("b", art, 0.4).reason == S.HAND
+
+
+def test_after_a_read_only_new_skin_counts_and_warm_light_is_balanced():
+    art = board()
+    st = S.Settler(art={"b": art})
+    warm = np.clip(art.astype(np.float32) * [0.75, 0.9, 1.1], 0, 255).astype(np.uint8)  # 2700 K light
+    st.update("b", warm, 0.0)
+    r = st.update("b", warm, 0.4)
+    assert r.settled
+    st.mark_read("b", warm)
+    assert not st.update("b", warm, 0.8).changed
+    assert st.update("b", arm(warm), 1.0).reason == S.HAND
+
+
+def test_foreign_object_blocks_then_is_accepted():
+    cfg = S.SettleConfig(foreign_accept_s=2.0)
+    st = S.Settler(cfg)
+    v = board()
+    st.update("b", v, 0.0)
+    st.update("b", v, 0.4)
+    st.mark_read("b", v)
+    cup = v.copy()
+    cv2.rectangle(cup, (100, 30), (190, 140), (150, 60, 40), -1)  # 180 x 220 mm, dark blue
+    assert st.update("b", cup, 1.0).reason == S.MOTION or st.update("b", cup, 1.0).reason == S.FOREIGN
+    assert st.update("b", cup, 1.5).reason == S.FOREIGN
+    r = st.update("b", cup, 3.5)
+    assert r.settled and any("big" in w for w in r.warnings)
+
+
+def test_covered_markers_read_only_while_view_matches():
+    st = S.Settler()
+    v = board()
+    st.update("b", v, 0.0)
+    st.update("b", v, 0.4)
+    st.mark_read("b", v)
+    r = st.update("b", v, 1.0, last_pose=True)
+    assert st.update("b", v, 1.4, last_pose=True).settled
+    changed = v.copy()
+    changed[:, 100:] = (30, 30, 30)  # the board moved: the old pose shows something else
+    r = st.update("b", changed, 1.8, last_pose=True)
+    assert not r.settled and r.reason == S.MARKERS_COVERED
+    assert st.unseen("b", 2.0, covered=False).reason == S.OUT_OF_VIEW

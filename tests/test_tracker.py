@@ -1,0 +1,280 @@
+"""The move tracker on perfect, noisy and doctored observations of seeded random games (assistant/tracker.py).
+
+Observations are ``expected_readings`` of the true state, taken after each physical turn (EndTurn, Restore) and,
+for some turns, in the middle. Figures are printed (run with ``-s``); the slow test covers 20 full games.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from assistant.observation import Observation, Reading
+from assistant.tracker import IllegalMove, MoveRecognized, ScoreMismatch, TableOutOfSync, Tracker
+from assistant.wendake import moves as M
+from assistant.wendake import rules
+from assistant.wendake.generate import play_random_game
+from assistant.wendake.setup import new_game
+from assistant.wendake.view import expected_readings, village_board
+
+NAMES = ["Ann", "Bob", "Cy", "Di"]
+ALERTS = (IllegalMove, TableOutOfSync, ScoreMismatch)
+
+
+def record(players: int, seed: int):
+    states, moves = [], []
+
+    def on_move(state, move):
+        states.append(state.copy())
+        moves.append(move)
+
+    final, _ = play_random_game(NAMES[:players], seed=seed, on_move=on_move)
+    return states + [final], moves
+
+
+def observation(state, frame=0, drop=(), noise=None, rng=None):
+    readings = {k: Reading(v, 0.95) for k, v in expected_readings(state).items()}
+    for board in drop:
+        for k in [k for k in readings if k.startswith(board + "/")]:
+            del readings[k]
+    if noise is not None:  # one low-confidence wrong reading
+        k = rng.choice(sorted(k for k in readings if "#tile" not in k))
+        value = readings[k].value
+        readings[k] = Reading(() if value else (("corn:none", 3),), noise)
+    return Observation(frame, float(frame), readings)
+
+
+def visible(state):
+    return expected_readings(state), [dict(p.tracks) for p in state.players]
+
+
+def follow(players, seed, until_year=99, mid_turn=0.2, noise=0.0, drop=0.0, obs_seed=0):
+    """Feed a recorded game to a tracker; returns figures. Stops at the first divergence from the truth."""
+    states, moves = record(players, seed)
+    rng = random.Random(obs_seed)
+    tracker = Tracker(new_game(NAMES[:players], seed=seed))
+    figures = {"observations": 0, "alerts": 0, "diverged": False, "turns": 0, "turns_exact": 0, "moves_true": 0}
+    start = 0
+    for i, move in enumerate(moves):
+        if states[i].year > until_year:
+            break
+        end_of_turn = isinstance(move, (M.EndTurn, M.Restore)) or i == len(moves) - 1
+        if not end_of_turn and rng.random() >= mid_turn / 4:
+            continue
+        truth = states[i + 1]
+        dropped = [village_board(rng.randrange(players))] if rng.random() < drop else []
+        obs = observation(truth, i, dropped, noise if noise and rng.random() < 0.5 else None, rng)
+        before = len(tracker.moves)
+        events = tracker.observe(obs)
+        figures["observations"] += 1
+        figures["alerts"] += sum(isinstance(e, ALERTS) for e in events)
+        if dropped:
+            continue  # an unread board may leave the turn unexplained until the next full look
+        if visible(tracker.state) != visible(truth):
+            figures["diverged"] = True
+            break
+        if end_of_turn:
+            figures["turns"] += 1
+            seen = [m for m in tracker.moves[before:]]
+            true = moves[start:i + 1]
+            figures["moves_true"] += len(true)
+            figures["turns_exact"] += seen == true or _same_effect(seen, true)
+            start = i + 1
+    # whatever happened, the tracker's move log is legal from the start
+    state = new_game(NAMES[:players], seed=seed)
+    for m in tracker.moves:
+        rules.apply(state, m)
+    return figures
+
+
+def _same_effect(seen, true):
+    drop = (M.EndTurn,)
+    strip = lambda ms: [m for m in ms if not isinstance(m, drop) and not (isinstance(m, (M.Move,)) and not m.steps)]
+    return strip(seen) == strip(true)
+
+
+@pytest.mark.parametrize("players,seed", [(2, 1), (3, 2), (4, 3)])
+def test_perfect_observations_first_year(players, seed):
+    f = follow(players, seed, until_year=1)
+    print(players, seed, f)
+    assert not f["diverged"] and f["alerts"] == 0
+    assert f["turns_exact"] >= 0.8 * f["turns"]
+
+
+def test_noise_and_unread_boards_cause_no_alert():
+    f = follow(3, 2, until_year=1, noise=0.3, drop=0.2, obs_seed=5)
+    print(f)
+    assert not f["diverged"] and f["alerts"] == 0
+
+
+# ---- doctored observations --------------------------------------------------------------------------------------
+def _turn_starts(states):
+    return [s for s in states if s.phase == "actions" and s.turn and s.turn.placed is None]
+
+
+def inject_line_rule(state):
+    p = state.current
+    pl = state.players[p]
+    if not pl.markers:
+        return None
+    bad = [i for i in range(9) if i not in pl.markers and i != pl.fire and not rules.line_possible(pl.markers + [i], pl.fire)]
+    if not bad or pl.sages < 1:
+        return None
+    fake = state.copy()
+    fake.players[p].markers.append(bad[0])
+    fake.players[p].sages -= 1
+    return fake, "W-LINE-2"
+
+
+def _distances(topo, start):
+    dist, todo = {start: 0}, [start]
+    while todo:
+        x = todo.pop(0)
+        for y in topo.neighbours[x]:
+            if y not in dist:
+                dist[y] = dist[x] + 1
+                todo.append(y)
+    return dist
+
+
+def inject_river(state, ed):
+    """A guard jumps to a territory no chain of legal steps reaches (across a river or lake)."""
+    p = state.current
+    topo = ed.map_for(state.n)
+    steps = max(a.n for a in state.turn.pending if a.kind == "move")
+    mine = [tid for tid, t in state.territories.items() if t.guards[p]]
+    reach = {}
+    for tid in mine:
+        for x, d in _distances(topo, tid).items():
+            reach[x] = min(reach.get(x, 99), d)
+    for tid in mine:
+        far = [x for x in state.territories if reach.get(x, 99) > steps and state.territories[x].home_of is None]
+        if far:
+            fake = state.copy()
+            fake.territories[tid].guards[p] -= 1
+            fake.territories[far[0]].guards[p] += 1
+            return fake, "W-MOV-2"
+    return None
+
+
+def inject_past_guard(state, ed):
+    p = state.current
+    topo = ed.map_for(state.n)
+    for tid, t in state.territories.items():
+        if t.home_of is not None:
+            continue
+        for i, pa in enumerate(t.pas):
+            if pa.count and pa.owner not in (None, p) and t.guards[pa.owner] > 0:
+                src = [x for x in (tid, *topo.neighbours[tid]) if state.territories[x].guards[p] > 0]
+                if src:
+                    fake = state.copy()
+                    fake.territories[src[0]].guards[p] -= 1
+                    fake.players[pa.owner].long_house[pa.native] += 1
+                    q = fake.territories[tid].pas[i]
+                    q.owner, q.native, q.count = p, "warrior", 1
+                    return fake, "W-FIGHT-4"
+    return None
+
+
+def inject_score_step(state):
+    p = state.current
+    fake = state.copy()
+    track = "military" if fake.players[p].tracks["military"] < 25 else "economic"
+    fake.players[p].tracks[track] = min(25, fake.players[p].tracks[track] + 1)
+    if fake.players[p].tracks == state.players[p].tracks:
+        return None
+    return fake, "W-SCR-6"
+
+
+def injected_cases(players, seed, per_kind=4):
+    from assistant.wendake.edition import load_edition
+
+    ed = load_edition()
+    states, moves = record(players, seed)
+    cases = []
+    # states right after a Move tile was activated: the warrior injections
+    after_move_tile = [states[i + 1] for i, m in enumerate(moves)
+                       if isinstance(m, M.Activate) and states[i + 1].turn and any(a.kind == "move" for a in states[i + 1].turn.pending)]
+    for kind, pool, fn in (("line", _turn_starts(states), inject_line_rule),
+                           ("river", after_move_tile, lambda s: inject_river(s, ed)),
+                           ("guard", after_move_tile, lambda s: inject_past_guard(s, ed)),
+                           ("score", _turn_starts(states), inject_score_step)):
+        found = 0
+        for s in pool[::3]:
+            case = fn(s)
+            if case:
+                cases.append((kind, s, *case))
+                found += 1
+                if found >= per_kind:
+                    break
+    return cases
+
+
+def flagged(base, fake, rule):
+    tracker = Tracker(base)
+    events = tracker.observe(observation(fake))
+    alerts = [e for e in events if isinstance(e, ALERTS)]
+    accepted_illegal = any(isinstance(e, MoveRecognized) for e in events) and rule != "W-SCR-6"
+    hit = any(getattr(e, "rule", None) == rule for e in alerts)
+    return hit, bool(alerts), accepted_illegal, alerts
+
+
+def test_injected_illegal_moves_are_flagged_with_rule_ids():
+    total = hits = any_alert = accepted = 0
+    misses = []
+    for players, seed in ((2, 21), (3, 22), (4, 23)):
+        for kind, base, fake, rule in injected_cases(players, seed):
+            hit, alerted, acc, alerts = flagged(base, fake, rule)
+            total += 1
+            hits += hit
+            any_alert += alerted
+            accepted += acc
+            if not hit:
+                misses.append((kind, rule, [(a.kind, getattr(a, "rule", None)) for a in alerts]))
+    print(f"injected {total}: right rule {hits}, flagged {any_alert}, illegal accepted {accepted}; misses {misses}")
+    assert total >= 30
+    assert accepted == 0
+    assert any_alert == total
+    assert hits >= 0.9 * total
+
+
+def test_table_back_in_place_clears_the_alert():
+    states, moves = record(2, 21)
+    base = _turn_starts(states)[5]
+    fake, rule = inject_score_step(base)
+    tracker = Tracker(base)
+    events = tracker.observe(observation(fake))
+    assert any(isinstance(e, ScoreMismatch) and e.rule == "W-SCR-6" for e in events)
+    events = tracker.observe(observation(base))
+    assert [e.kind for e in events] == ["AlertCleared"] and not tracker.alerts
+
+
+def test_undo_and_correct():
+    states, moves = record(2, 1)
+    tracker = Tracker(states[0])
+    k = next(i for i, m in enumerate(moves) if isinstance(m, M.EndTurn))
+    tracker.observe(observation(states[k + 1]))
+    assert tracker.moves
+    n = len(tracker.moves)
+    tracker.undo()
+    assert not tracker.moves and visible(tracker.state) == visible(states[0])
+    tracker.correct([M.move_to_json(m) for m in moves[:k + 1]])
+    assert len(tracker.moves) == k + 1 and visible(tracker.state) == visible(states[k + 1]) and n >= 1
+    with pytest.raises(rules.IllegalMoveError):
+        tracker.correct([M.move_to_json(M.EndTurn())] * 0 + [{"type": "harvest"}])
+
+
+@pytest.mark.slow
+def test_twenty_full_games():
+    totals = {"games": 0, "followed": 0, "alerts": 0, "observations": 0, "turns": 0, "turns_exact": 0}
+    for g in range(20):
+        players = 2 + g % 3
+        f = follow(players, 100 + g, noise=0.3, drop=0.1, obs_seed=g)
+        totals["games"] += 1
+        totals["followed"] += not f["diverged"]
+        for k in ("alerts", "observations", "turns", "turns_exact"):
+            totals[k] += f[k]
+        print(players, 100 + g, f)
+    print("TOTAL", totals)
+    assert totals["games"] == 20

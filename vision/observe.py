@@ -1,0 +1,342 @@
+"""From one camera frame to an Observation: locate boards -> settle -> rectify -> detect -> assign to regions.
+
+Owns ``Observer`` (per-frame work with per-board caches and the stage timings), ``RegionReader`` (the region
+assignment of ``vision.assign`` generalised to every region kind of every board, without changing it) and the
+rule for when an Observation is emitted.
+
+Per frame:
+1. **locate**: markers once for the frame, each board fitted (``vision.locate``), smoothed and move-flagged by
+   ``vision.tracker.BoardTracker``. A board not found is read with its last pose only while its markers are
+   covered and its view has not changed (``vision.settle``).
+2. **settle**: each board's low-res rectified view goes through ``vision.settle.Settler``; a board with a hand,
+   a foreign object or motion over it is not read (its reason lands in ``boards_unread``).
+3. **rectify + detect**: a settled board whose view changed since its last read is rectified at a whole multiple
+   of the detector's scale (the detector then shrinks it with INTER_AREA, as in training) and run through the
+   detector (``vision.detect.Detector``); unchanged boards reuse their last readings.
+4. **assign**: one reading per region (``"<board>/<region>"``): productive areas -> their occupant (one piece);
+   every other region -> the pieces standing in it (a stack shows as one piece, hidden disks are not counted).
+   Regions partly outside the picture are not read at all (an absent key is "not read", never "empty"). Tile
+   slots also get ``"#tile"`` readings from ``vision.tiles.read_tiles`` when that module is installed.
+
+Confidence per reading: the lowest detector score among the region's pieces, lowered by near-miss detections
+(score between ``low_threshold`` and the card's threshold) in the region and by pieces lying on the region's
+border, and capped by the board's image quality (resolution, focus).
+
+An Observation is emitted when a board was read with readings that differ from those last emitted and no board
+is under a hand or in motion (so one physical move arrives as one observation), or when such a change has waited
+``hold_s`` seconds.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from assistant.errors import UserError
+from assistant.observation import Observation, Reading, piece_key, pieces, reading_key
+from vision import settle as S
+
+OCCUPIED_KINDS = ("productive_area",)
+SKIP_KINDS = ("colour_spot",)  # calibration spots are not game regions
+MARKER_FULL_RES = 2400  # frames up to this long side are searched for markers at full resolution (small markers)
+BORDER_MM = 2.5  # a piece this close to a region border makes both readings less sure
+
+
+class RegionReader:
+    """Point -> region over all of a layout's regions, and readings from detected pieces.
+
+    Productive areas keep ``vision.assign``'s rule (occupant = a piece within ``occupant_mm`` of the area's
+    centre); every other kind of region counts the pieces inside it, the smallest region holding the point
+    winning (a village slot inside nothing, a score space, a territory around its productive areas)."""
+
+    def __init__(self, layout: dict, occupant_mm: float = 8.0):
+        from vision.assign import RegionIndex
+
+        self.layout = layout
+        self.board = layout["name"]
+        self.index = RegionIndex(layout, occupant_mm)
+        regs = [r for r in layout["regions"] if r.get("kind") not in SKIP_KINDS]
+        from calibration.layout import polygon_area
+
+        counted = [(r["id"], np.asarray(r["polygon"], np.float32)) for r in regs if r.get("kind") not in OCCUPIED_KINDS]
+        counted.sort(key=lambda it: polygon_area(it[1].tolist()))
+        self.index.counted = counted  # all non-occupied kinds, smallest first
+        self.occupied = set(self.index.occupied_ids)
+        self.region_ids = [r["id"] for r in regs]
+        self.polygons = {r["id"]: np.asarray(r["polygon"], np.float64) for r in regs}
+        self.tile_slots = [r["id"] for r in regs if r.get("kind") == "tile_slot"]
+
+    def region_of(self, x: float, y: float) -> str | None:
+        return self.index.region_of(x, y)
+
+    def border_distance(self, rid: str, x: float, y: float) -> float:
+        import cv2
+
+        poly = self.polygons[rid].astype(np.float32).reshape(-1, 1, 2)
+        return abs(float(cv2.pointPolygonTest(poly, (float(x), float(y)), True)))
+
+    def readings(self, detections, threshold: float, visible: set[str] | None = None, quality: float = 1.0) -> dict[str, Reading]:
+        """{reading key: Reading} for every (visible) region from ``vision.detect.Piece`` objects. Detections
+        below ``threshold`` are near misses: not counted, but they lower the confidence of their region."""
+        counts: dict[str, dict[str, int]] = {rid: {} for rid in self.region_ids}
+        conf: dict[str, float] = {rid: quality for rid in self.region_ids}
+        best: dict[str, float] = {}
+        for p in detections:
+            rid = self.region_of(p.x_mm, p.y_mm)
+            if rid is None or rid not in counts:
+                continue
+            if p.score < threshold:
+                conf[rid] = min(conf[rid], 1.0 - p.score)
+                continue
+            key = piece_key(p.cls, p.colour, p.side)
+            if rid in self.occupied:
+                if p.score > best.get(rid, -1.0):
+                    best[rid] = p.score
+                    counts[rid] = {key: 1}
+                continue
+            counts[rid][key] = counts[rid].get(key, 0) + 1
+            c = min(1.0, p.score)
+            if rid not in self.occupied and self.border_distance(rid, p.x_mm, p.y_mm) < BORDER_MM:
+                c *= 0.6
+            conf[rid] = min(conf[rid], c)
+        for rid, s in best.items():
+            conf[rid] = min(conf[rid], s)
+        out = {}
+        for rid in self.region_ids:
+            if visible is not None and rid not in visible:
+                continue
+            out[reading_key(self.board, rid)] = Reading(pieces(counts[rid]), round(float(conf[rid]), 4))
+        return out
+
+    def visible_regions(self, H, frame_wh) -> set[str]:
+        """Regions whose whole polygon projects inside the frame (board mm -> px with H)."""
+        from vision.locate import apply_h
+
+        w, h = frame_wh
+        out = set()
+        for rid, poly in self.polygons.items():
+            q = apply_h(H, poly)
+            if (q[:, 0] >= 0).all() and (q[:, 1] >= 0).all() and (q[:, 0] <= w - 1).all() and (q[:, 1] <= h - 1).all():
+                out.add(rid)
+        return out
+
+
+@dataclass
+class FrameResult:
+    """What one frame gave: an observation to feed (or None), every board's state, timings, messages."""
+
+    index: int
+    t: float
+    observation: Observation | None
+    boards: dict[str, str]  # board -> "read", "cached" or the reason it was not read
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    unknown_markers: list[int] = field(default_factory=list)  # marker ids in the frame that no layout uses
+
+
+def _load_tiles_reader():
+    try:
+        from vision.tiles import read_tiles
+    except ModuleNotFoundError as exc:
+        if exc.name in ("vision.tiles",):
+            return None
+        raise
+    return read_tiles
+
+
+class Observer:
+    """Turns frames into Observations for a fixed set of board layouts."""
+
+    def __init__(self, layouts: list[dict], detector=None, camera=None, settle: S.SettleConfig | None = None,
+                 threads: int = 2, low_threshold: float = 0.15, hold_s: float = 2.0, max_view_scale: int = 2):
+        from vision.tracker import BoardTracker
+
+        if not layouts:
+            raise UserError("no board layouts given: pass --layout for every board on the table (e.g. wendake-map-4p).")
+        names = [lay["name"] for lay in layouts]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise UserError(f"layout {sorted(dup)[0]} is given twice; give each board once.")
+        self.layouts = {lay["name"]: lay for lay in layouts}
+        self.camera = camera
+        self.tracker = BoardTracker(layouts, camera=None)  # frames are undistorted before locating
+        self.settler = S.Settler(settle, art=self._art(layouts, (settle or S.SettleConfig()).px_per_mm))
+        self.readers = {n: RegionReader(lay) for n, lay in self.layouts.items()}
+        self.detector = self._detector(detector, threads)
+        self.threshold = float(self.detector.card.get("threshold", 0.3))
+        self.low_threshold = min(low_threshold, self.threshold)
+        self.hold_s = hold_s
+        self.max_view_scale = max_view_scale
+        self.read_tiles = _load_tiles_reader()
+        self.cache: dict[str, dict[str, Reading]] = {}  # board -> readings at its last read
+        self.emitted: dict[str, dict[str, Reading]] = {}  # board -> readings in the last emitted observation
+        self.pending_since: float | None = None
+        self._maps = None
+        self.notes: list[str] = []
+        if self.read_tiles is None and any(r.tile_slots for r in self.readers.values()):
+            self.notes.append("vision.tiles is not installed yet: village tile faces are not read (no '#tile' readings).")
+
+    @staticmethod
+    def _art(layouts, px_per_mm: float) -> dict:
+        from calibration.render import render_board
+
+        return {lay["name"]: render_board(lay, px_per_mm) for lay in layouts}
+
+    @staticmethod
+    def _detector(detector, threads):
+        from vision.detect import Detector
+
+        if detector is None or isinstance(detector, str):
+            return Detector(detector or "detector", threads=threads)
+        return detector
+
+    # ------------------------------------------------------------------------------------------ helpers
+
+    def undistort(self, image):
+        """The frame without lens distortion (maps computed once per frame size); as is without a camera."""
+        import cv2
+
+        if self.camera is None:
+            return image
+        h, w = image.shape[:2]
+        if self._maps is None or self._maps[0] != (w, h):
+            K, dist = self.camera
+            m1, m2 = cv2.initUndistortRectifyMap(K, dist, None, K, (w, h), cv2.CV_16SC2)
+            self._maps = ((w, h), m1, m2)
+        return cv2.remap(image, self._maps[1], self._maps[2], cv2.INTER_LINEAR)
+
+    def _last_pose_in_view(self, name: str, H_last: dict, frame_wh) -> bool:
+        from vision.locate import apply_h
+
+        H = H_last.get(name)
+        if H is None:
+            return False
+        w, h = self.layouts[name]["size_mm"]
+        c = apply_h(H, [[w / 2, h / 2]])[0]
+        return 0 <= c[0] < frame_wh[0] and 0 <= c[1] < frame_wh[1]
+
+    def _view_scale(self, loc_px_per_mm: float | None) -> float:
+        r = self.detector.px_per_mm
+        k = 1 if not loc_px_per_mm else int(np.clip(np.ceil(loc_px_per_mm / r - 0.25), 1, self.max_view_scale))
+        return r * k
+
+    @staticmethod
+    def _quality(loc) -> float:
+        from vision import quality as Q
+
+        q = 1.0
+        if loc is not None and loc.px_per_mm is not None and loc.px_per_mm < Q.MIN_PX_PER_MM:
+            q = min(q, max(0.5, loc.px_per_mm / Q.MIN_PX_PER_MM))
+        if loc is not None and loc.sharpness is not None and loc.sharpness < Q.MIN_SHARPNESS:
+            q = min(q, 0.6)
+        return q
+
+    # ------------------------------------------------------------------------------------------ per frame
+
+    def read_board(self, name: str, image, H, loc, timings: dict) -> dict[str, Reading]:
+        """Rectify, detect and assign one board (image already undistorted)."""
+        from vision.locate import rectify
+
+        lay = self.layouts[name]
+        r = self._view_scale(loc.px_per_mm if loc is not None else None)
+        t0 = time.perf_counter()
+        view = rectify(image, H, lay, r)
+        t1 = time.perf_counter()
+        dets = self.detector.detect(view, r, threshold=self.low_threshold)
+        t2 = time.perf_counter()
+        reader = self.readers[name]
+        visible = reader.visible_regions(H, (image.shape[1], image.shape[0]))
+        out = reader.readings(dets, self.threshold, visible, self._quality(loc))
+        if self.read_tiles is not None and reader.tile_slots:
+            try:
+                tiles = self.read_tiles(view, r, lay)
+            except UserError as exc:  # e.g. no tile gallery installed: go on without tile faces, say so once
+                self.read_tiles = None
+                self.notes.append(f"village tile faces are not read: {exc}")
+                tiles = {}
+            for slot, (value, c) in tiles.items():
+                if slot in visible:
+                    out[reading_key(name, slot, tile=True)] = Reading(value, round(float(c), 4))
+        t3 = time.perf_counter()
+        timings["rectify"] = timings.get("rectify", 0.0) + (t1 - t0) * 1000
+        timings["detect"] = timings.get("detect", 0.0) + (t2 - t1) * 1000
+        timings["assign"] = timings.get("assign", 0.0) + (t3 - t2) * 1000
+        return out
+
+    def process(self, index: int, t: float, image) -> FrameResult:
+        """One frame (BGR) -> FrameResult. Never raises for what the camera shows."""
+        from vision.locate import locate_board, rectify
+        from vision.markers import DETECT_LONG_SIDE, find_markers
+
+        timings: dict[str, float] = {}
+        warnings: list[str] = []
+        t0 = time.perf_counter()
+        img = self.undistort(image)
+        dicts = {m["dictionary"] for lay in self.layouts.values() for m in lay["markers"]}
+        markers = find_markers(img, dicts, max(DETECT_LONG_SIDE, min(max(img.shape[:2]), MARKER_FULL_RES)))
+        H_last = self.tracker.last_homographies()
+        locs = {}
+        for name, lay in self.layouts.items():
+            loc = locate_board(lay, markers, img.shape, None, H_last.get(name), img)
+            self.tracker.observe(loc)
+            locs[name] = loc
+        known = {(m["dictionary"], m["id"]) for lay in self.layouts.values() for m in lay["markers"]}
+        unknown = sorted(i for (d, i) in markers if (d, i) not in known)
+        t1 = time.perf_counter()
+        timings["locate"] = (t1 - t0) * 1000
+
+        frame_wh = (img.shape[1], img.shape[0])
+        states: dict[str, str] = {}
+        verdicts: dict[str, tuple] = {}
+        cfg = self.settler.config
+        for name, lay in self.layouts.items():
+            loc = locs[name]
+            if loc.found:
+                H, last_pose = loc.homography, False
+            elif self._last_pose_in_view(name, H_last, frame_wh):
+                H, last_pose = H_last[name], True
+            else:
+                v = self.settler.unseen(name, t, covered=False)
+                states[name] = v.reason
+                continue
+            small = rectify(img, H, lay, cfg.px_per_mm)
+            v = self.settler.update(name, small, t, last_pose=last_pose)
+            warnings += v.warnings
+            if not v.settled:
+                states[name] = v.reason
+                continue
+            verdicts[name] = (H, loc if loc.found else None, small, v)
+        timings["settle"] = (time.perf_counter() - t1) * 1000
+
+        for name, (H, loc, small, v) in verdicts.items():
+            if v.changed or name not in self.cache:
+                self.cache[name] = self.read_board(name, img, H, loc, timings)
+                self.settler.mark_read(name, small)
+                states[name] = "read"
+            else:
+                states[name] = "cached"
+        obs = self._maybe_emit(index, t, states, warnings)
+        return FrameResult(index, t, obs, states, {k: round(v, 2) for k, v in timings.items()}, warnings, unknown)
+
+    def _maybe_emit(self, index: int, t: float, states: dict[str, str], warnings: list[str]) -> Observation | None:
+        settled = [n for n, s in states.items() if s in ("read", "cached")]
+        new = [n for n in settled if self.cache.get(n) != self.emitted.get(n)]
+        if not new:
+            self.pending_since = None
+            return None
+        busy = [n for n, s in states.items() if s in (S.HAND, S.MOTION, S.FOREIGN)]
+        if busy:
+            if self.pending_since is None:
+                self.pending_since = t
+            if t - self.pending_since < self.hold_s:
+                return None
+        self.pending_since = None
+        readings: dict[str, Reading] = {}
+        for n in settled:
+            readings.update(self.cache[n])
+            self.emitted[n] = self.cache[n]
+        unread = {n: s for n, s in states.items() if s not in ("read", "cached")}
+        return Observation(frame=index, t=t, readings=readings, boards_read=tuple(sorted(settled)), boards_unread=unread,
+                           warnings=tuple(dict.fromkeys(warnings + self.notes)))

@@ -1,0 +1,185 @@
+"""``tablewatch replay DIR``: the real pipeline on recorded frames, into a fresh game; prints the recognised move log.
+
+Owns ``replay_folder`` (one folder -> move log, events by frame, stage timings) and ``evaluate`` (the end-to-end
+figures of issue 5 over rendered games with a ``truth.json``, see ``models/synth/recording.py``): share of games
+whose move log equals the truth, illegal moves accepted, injected illegal moves flagged, false alerts per 20 legal
+games.
+
+A folder from ``models.synth.recording`` carries ``session.json`` (players, seed, initial state, layouts) and
+``camera.json``; for a folder from ``tablewatch record`` give ``--layout`` (and ``--camera``, ``--players``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import tempfile
+from pathlib import Path
+
+from assistant.errors import UserError
+
+ALERT_KINDS = ("IllegalMove", "ScoreMismatch", "TableOutOfSync")
+
+
+def event_kind(e) -> str:
+    if isinstance(e, dict):
+        return str(e.get("kind") or e.get("type") or "")
+    return str(getattr(e, "kind", None) or type(e).__name__)
+
+
+def event_json(e) -> dict:
+    if isinstance(e, dict):
+        return e
+    if hasattr(e, "to_json"):
+        d = e.to_json()
+        return d if isinstance(d, dict) else {"value": d}
+    return {"kind": event_kind(e), "text": str(e)}
+
+
+def read_session_file(folder: Path) -> dict:
+    path = Path(folder) / "session.json"
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno}).") from None
+
+
+def make_session(db: Path, players: list[str], seed: int | None, initial: dict | None):
+    """A new GameSession in ``db`` for these players (the recorded initial state when the session accepts one)."""
+    try:
+        from assistant.session import GameSession
+    except ImportError as exc:
+        raise UserError(f"the game session (assistant/session.py) is not available yet ({exc}); replay needs it.") from None
+    create = getattr(GameSession, "create", None)
+    if create is None:
+        raise UserError("assistant.session.GameSession has no create(); replay needs GameSession.create(db, players=..., seed=...).")
+    params = inspect.signature(create).parameters
+    kw = {"players": players}
+    if "seed" in params and seed is not None:
+        kw["seed"] = seed
+    if initial is not None:
+        for name in ("initial", "initial_state", "state"):
+            if name in params:
+                from assistant.wendake.state import State
+
+                kw[name] = State.from_json(initial)
+                break
+    return create(str(db), **kw)
+
+
+def replay_folder(folder, layouts: list[str] | None = None, camera: str | None = None, players: list[str] | None = None,
+                  seed: int | None = None, db: str | None = None, detector=None, quiet: bool = True) -> dict:
+    """Run the pipeline over a frame folder into a fresh session. Returns moves, events by frame, stats, messages."""
+    from calibration import camera as cam
+    from calibration import layout as lay
+    from vision.pipeline import Pipeline
+    from vision.sources import FolderSource
+
+    folder = Path(folder)
+    meta = read_session_file(folder)
+    names = layouts or meta.get("layouts")
+    if not names:
+        raise UserError(f"{folder} has no session.json naming its boards: pass --layout for every board on the table.")
+    layout_data = [lay.resolve(n) for n in names]
+    source = FolderSource(folder)
+    source.open()
+    first = next((r for r in source.rows), None)
+    cam_path = camera or (str(folder / meta["camera"]) if meta.get("camera") else None)
+    K = None
+    if cam_path:
+        import cv2
+
+        probe = cv2.imread(str(folder / first[2])) if first else None
+        size = (probe.shape[1], probe.shape[0]) if probe is not None else None
+        K = cam.load(cam_path, size)
+    ppl = players or meta.get("players")
+    if not ppl:
+        raise UserError("say who plays: --players Ann,Bob (or replay a folder with a session.json).")
+    tmp = None
+    if db is None:
+        tmp = tempfile.TemporaryDirectory(prefix="tablewatch-replay-")
+        db = str(Path(tmp.name) / "replay.sqlite")
+    try:
+        session = make_session(Path(db), list(ppl), seed if seed is not None else meta.get("seed"), meta.get("initial"))
+        by_frame: list[dict] = []
+        pipe = Pipeline(source, layout_data, session, camera=K, detector=detector,
+                        on_message=(lambda lv, tx: None) if quiet else None)
+        current = {"frame": None}
+
+        def on_event(e):
+            by_frame.append({"frame": current["frame"], "kind": event_kind(e), "event": event_json(e)})
+
+        pipe.on_event = on_event
+        stats = pipe.stats
+        for frame in source:
+            current["frame"] = frame.index
+            pipe.step(frame)
+        source.close()
+        snap = session.snapshot() if hasattr(session, "snapshot") else {}
+        if hasattr(session, "close"):
+            session.close()
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+    moves = [m.get("move") for m in snap.get("moves", [])] if isinstance(snap, dict) else []
+    return {"folder": str(folder), "moves": moves, "move_log": snap.get("moves", []) if isinstance(snap, dict) else [],
+            "alerts": snap.get("alerts", []) if isinstance(snap, dict) else [], "events": by_frame,
+            "stats": stats.summary(), "messages": list(pipe.messages)}
+
+
+# ---------------------------------------------------------------------------------------------- end-to-end figures
+
+
+def score_game(result: dict, truth: dict) -> dict:
+    """One game's figures against its truth.json."""
+    events = result["events"]
+    steps = truth["steps"]
+
+    def window(i):  # frames after step i-1's settled frame up to the frame before step i+1's first frame
+        lo = steps[i - 1]["frame"] + 1 if i > 0 else 0
+        hi = steps[i + 1]["frame"] - 1 if i + 1 < len(steps) else 10**9
+        return [e for e in events if e["frame"] is not None and lo <= e["frame"] <= hi]
+
+    flagged = accepted = 0
+    per_kind: dict[str, list[int]] = {}
+    for i, st in enumerate(steps):
+        rec = st.get("injected")
+        if not rec:
+            continue
+        ev = window(i)
+        kinds = {e["kind"] for e in ev}
+        ok = bool(kinds & set(ALERT_KINDS))
+        flagged += ok
+        per_kind.setdefault(rec["kind"], [0, 0])
+        per_kind[rec["kind"]][0] += ok
+        per_kind[rec["kind"]][1] += 1
+        if rec["kind"] != "score" and "MoveRecognized" in kinds:
+            accepted += 1
+    alerts = sum(1 for e in events if e["kind"] in ALERT_KINDS)
+    injected = sum(1 for st in steps if st.get("injected"))
+    return {"folder": result["folder"], "log_equal": result["moves"] == truth["moves"], "moves_true": len(truth["moves"]),
+            "moves_recognised": len(result["moves"]), "injected": injected, "flagged": flagged, "illegal_accepted": accepted,
+            "alerts": alerts, "false_alerts": alerts if injected == 0 else None, "per_kind": per_kind}
+
+
+def evaluate(folders, detector=None, progress=None) -> dict:
+    """The issue-5 figures over rendered game folders (each with truth.json)."""
+    games = []
+    for f in folders:
+        truth = json.loads((Path(f) / "truth.json").read_text(encoding="utf-8"))
+        res = replay_folder(f, detector=detector)
+        g = score_game(res, truth)
+        g["latency_ms"] = res["stats"]["latency_ms"]
+        games.append(g)
+        if progress:
+            progress(g)
+    legal = [g for g in games if g["injected"] == 0]
+    inj = sum(g["injected"] for g in games)
+    return {"games": len(games), "log_equal_share": round(sum(g["log_equal"] for g in games) / len(games), 4) if games else None,
+            "illegal_accepted": sum(g["illegal_accepted"] for g in games), "injected": inj,
+            "flagged_share": round(sum(g["flagged"] for g in games) / inj, 4) if inj else None,
+            "legal_games": len(legal),
+            "false_alerts_per_20_legal_games": round(20 * sum(g["false_alerts"] for g in legal) / len(legal), 2) if legal else None,
+            "per_game": games}

@@ -1,0 +1,231 @@
+"""Per-board settle detection: may this board be read now?
+
+A board is read only when no hand or arm is over it and it has been still for ``still_s`` (300 ms by default,
+as e-boards do). Everything works on the board's rectified low-resolution view (``px_per_mm``, 0.5 by default:
+a 700 x 500 mm map is 350 x 250 pixels), so a board that slides on the table does not look like motion.
+
+Tests, in order, each giving the reason a board is left unread:
+- ``out of view``: the board was not located and no earlier pose puts it in the picture;
+- ``markers covered``: the board was not located but its last pose is known; it is read with that pose only
+  while its view still matches the last settled view (nothing moved), else it waits;
+- ``hand``: a large skin-coloured blob reaching in from the board's edge (arms come from outside the board), or
+  a very large one anywhere; skin test in YCrCb, counting only pixels that changed since the last settled view
+  and are not skin-coloured in the printed art, so orange fields, red pieces or cream tiles do not trigger it;
+- ``foreign object``: a large non-skin blob that differs from the last settled view (a sleeve, a cup). One that
+  stays still for ``foreign_accept_s`` is accepted as part of the table (with a warning);
+- ``motion``: the view changed since the previous frame, or it has not been still for ``still_s`` yet.
+
+Owns: ``SettleConfig``, ``BoardSettle`` (the verdict for one board and frame) and ``Settler`` (per-board state).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+SETTLED = "settled"
+OUT_OF_VIEW = "out of view"
+MARKERS_COVERED = "markers covered"
+HAND = "hand"
+FOREIGN = "foreign object"
+MOTION = "motion"
+REASONS = (OUT_OF_VIEW, MARKERS_COVERED, HAND, FOREIGN, MOTION)
+
+
+@dataclass
+class SettleConfig:
+    still_s: float = 0.3  # the board must be unchanged for this long before it is read
+    px_per_mm: float = 0.5  # scale of the low-res view the tests run on
+    motion_level: int = 22  # grey-level difference (after a small blur) that counts as a changed pixel
+    motion_mm2: float = 40.0  # changed area that counts as motion (a piece top is about 150 mm2)
+    skin_change_level: int = 30  # a skin pixel must differ this much from the last settled view to be new
+    hand_mm2: float = 400.0  # a new skin blob this big reaching in from the board's edge is a hand or fingers
+    hand_inside_mm2: float = 9000.0  # a new skin blob this big is a hand even away from the edge (a tile is 3400)
+    edge_mm: float = 6.0  # band along the board's edge left out of the hand test (table visible there)
+    foreign_level: int = 45  # difference from the last settled view that counts as foreign
+    foreign_mm2: float = 7000.0  # a changed blob this big is not a piece move (a village tile is 3400 mm2)
+    foreign_accept_s: float = 5.0  # a still foreign object is accepted after this long
+    covered_match: float = 0.9  # view-to-last-settled correlation needed to read a board whose markers are covered
+
+
+@dataclass
+class BoardSettle:
+    board: str
+    settled: bool
+    reason: str | None  # None when settled, else one of REASONS
+    still_s: float = 0.0  # how long the view has been unchanged
+    changed: bool = True  # differs from the view at the last read (a new reading is needed)
+    warnings: list[str] = field(default_factory=list)
+    blob_mm2: float = 0.0  # size of the blob behind "hand" / "foreign object"
+
+
+def skin_mask(view_bgr: np.ndarray) -> np.ndarray:
+    """uint8 mask of skin-coloured pixels (YCrCb box that holds light to dark skin under warm and cool light)."""
+    import cv2
+
+    ycc = cv2.cvtColor(view_bgr, cv2.COLOR_BGR2YCrCb)
+    y, cr, cb = ycc[..., 0], ycc[..., 1], ycc[..., 2]
+    m = (y > 35) & (cr >= 136) & (cr <= 180) & (cb >= 77) & (cb <= 132)
+    return m.astype(np.uint8) * 255
+
+
+def blobs(mask: np.ndarray, open_px: int = 1, margin: int = 0) -> list[tuple[int, bool]]:
+    """(pixel area, touches the view's edge) of each connected blob of a mask, after an opening that removes specks.
+    ``margin`` pixels along the edge are ignored (the table shows there when the pose is a little off); a blob
+    reaching that band counts as touching the edge."""
+    import cv2
+
+    if margin > 0:
+        mask = mask.copy()
+        mask[:margin] = 0
+        mask[-margin:] = 0
+        mask[:, :margin] = 0
+        mask[:, -margin:] = 0
+    if open_px > 0:
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * open_px + 1, 2 * open_px + 1))
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, k)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    h, w = mask.shape[:2]
+    out = []
+    for x, y, bw, bh, area in stats[1:]:
+        m = margin + 1
+        out.append((int(area), bool(x <= m or y <= m or x + bw >= w - m or y + bh >= h - m)))
+    return out
+
+
+def largest_blob(mask: np.ndarray, open_px: int = 1) -> int:
+    """Pixel area of the largest connected blob of a mask, after an opening that removes specks."""
+    return max((a for a, _ in blobs(mask, open_px)), default=0)
+
+
+def _grey(view: np.ndarray) -> np.ndarray:
+    import cv2
+
+    g = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY) if view.ndim == 3 else view
+    return cv2.GaussianBlur(g, (3, 3), 0)
+
+
+def correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Normalised cross-correlation of two grey images of the same size (1 = identical up to brightness)."""
+    a = a.astype(np.float32).ravel()
+    b = b.astype(np.float32).ravel()
+    a -= a.mean()
+    b -= b.mean()
+    d = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    return float((a * b).sum() / d) if d > 0 else 0.0
+
+
+@dataclass
+class _State:
+    prev: np.ndarray | None = None  # grey view of the previous frame
+    still_since: float | None = None
+    reference: np.ndarray | None = None  # BGR view at the last read (the last settled view)
+    ref_grey: np.ndarray | None = None
+    ref_skin: np.ndarray | None = None
+    foreign_since: float | None = None
+    read_view: np.ndarray | None = None  # grey view when the board was last read
+
+
+class Settler:
+    """Settle state of every board; ``update`` once per frame and board, ``mark_read`` after reading it."""
+
+    def __init__(self, config: SettleConfig | None = None, art: dict | None = None):
+        """``art``: {board: the board's printed art at ``px_per_mm``}; its skin-coloured parts (orange fields,
+        wooden tones) never count as a hand, even before the first read."""
+        import cv2
+
+        self.config = config or SettleConfig()
+        self.boards: dict[str, _State] = {}
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+        self.art_skin = {b: cv2.dilate(skin_mask(a), k) for b, a in (art or {}).items()}
+        self.art_median = {b: np.median(a.reshape(-1, 3), axis=0).astype(np.float32) for b, a in (art or {}).items()}
+
+    def balanced(self, board: str, view_bgr: np.ndarray) -> np.ndarray:
+        """The view with its colour cast removed: per-channel gains that bring its median to the art's median."""
+        ref = self.art_median.get(board)
+        if ref is None:
+            return view_bgr
+        med = np.median(view_bgr.reshape(-1, 3), axis=0).astype(np.float32)
+        gains = ref / np.maximum(med, 8.0)
+        return np.clip(view_bgr.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+
+    def reset(self, board: str | None = None) -> None:
+        if board is None:
+            self.boards.clear()
+        else:
+            self.boards.pop(board, None)
+
+    def unseen(self, board: str, t: float, covered: bool) -> BoardSettle:
+        """The board was not located in this frame (``covered``: its last pose is in the picture)."""
+        st = self.boards.setdefault(board, _State())
+        st.prev = None
+        st.still_since = None
+        return BoardSettle(board, False, MARKERS_COVERED if covered else OUT_OF_VIEW, changed=True)
+
+    def update(self, board: str, view_bgr: np.ndarray, t: float, last_pose: bool = False) -> BoardSettle:
+        """Verdict for one board from its low-res rectified view at time ``t`` (seconds).
+        ``last_pose``: the view was warped with the last known pose because the markers are covered."""
+        import cv2
+
+        c = self.config
+        mm2 = 1.0 / (c.px_per_mm * c.px_per_mm)  # board area of one view pixel
+        st = self.boards.setdefault(board, _State())
+        grey = _grey(view_bgr)
+        if st.prev is None or st.prev.shape != grey.shape:
+            moving = True
+        else:
+            diff = cv2.absdiff(grey, st.prev)
+            moving = int((diff > c.motion_level).sum()) * mm2 > c.motion_mm2
+        st.prev = grey
+        if moving or st.still_since is None:
+            st.still_since = t
+        still = t - st.still_since
+        changed = st.read_view is None or st.read_view.shape != grey.shape or \
+            int((cv2.absdiff(grey, st.read_view) > c.motion_level).sum()) * mm2 > c.motion_mm2
+
+        # hand: new skin-coloured blob (colours first balanced against the printed art: warm light is not skin)
+        skin = skin_mask(self.balanced(board, view_bgr))
+        if st.reference is not None and st.reference.shape == view_bgr.shape:
+            new = cv2.absdiff(grey, st.ref_grey) > c.skin_change_level
+            skin = skin & (new.astype(np.uint8) * 255) & cv2.bitwise_not(st.ref_skin)
+        art = self.art_skin.get(board)
+        if art is not None and art.shape == skin.shape:
+            skin = skin & cv2.bitwise_not(art)
+        margin = max(1, int(round(c.edge_mm * c.px_per_mm)))
+        hands = [a * mm2 for a, edge in blobs(skin, margin=margin) if (edge and a * mm2 >= c.hand_mm2) or
+                 (st.reference is not None and a * mm2 >= c.hand_inside_mm2)]
+        if hands:
+            st.foreign_since = None
+            return BoardSettle(board, False, HAND, still, changed, blob_mm2=max(hands))
+
+        warnings: list[str] = []
+        if last_pose:
+            if st.ref_grey is None or st.ref_grey.shape != grey.shape or correlation(grey, st.ref_grey) < c.covered_match:
+                return BoardSettle(board, False, MARKERS_COVERED, still, changed)
+            warnings.append(f"the markers of {board} are covered: it is read with its last known position. Uncover them.")
+
+        # foreign object: a big change against the last settled view
+        if st.ref_grey is not None and st.ref_grey.shape == grey.shape:
+            big = largest_blob(((cv2.absdiff(grey, st.ref_grey) > c.foreign_level).astype(np.uint8) * 255), open_px=2) * mm2
+            if big >= c.foreign_mm2:
+                if moving or st.foreign_since is None:
+                    st.foreign_since = t if st.foreign_since is None or moving else st.foreign_since
+                if t - st.foreign_since < c.foreign_accept_s:
+                    return BoardSettle(board, False, FOREIGN, still, changed, blob_mm2=big)
+                warnings.append(f"something big has lain on {board} for {t - st.foreign_since:.0f} s; it is read as it is. "
+                                "Take objects that are not game pieces off the boards.")
+            else:
+                st.foreign_since = None
+        if moving or still < c.still_s:
+            return BoardSettle(board, False, MOTION, still, changed, warnings)
+        return BoardSettle(board, True, None, still, changed, warnings)
+
+    def mark_read(self, board: str, view_bgr: np.ndarray) -> None:
+        """The board was read from this view: it becomes the reference for the hand and foreign tests."""
+        st = self.boards.setdefault(board, _State())
+        st.reference = view_bgr.copy()
+        st.ref_grey = _grey(view_bgr)
+        st.ref_skin = skin_mask(self.balanced(board, view_bgr))
+        st.read_view = st.ref_grey
+        st.foreign_since = None

@@ -1,0 +1,122 @@
+"""Tile reader: which printed tile lies in each tile slot of a rectified board view, and which side is up.
+
+Owns the tile *gallery* (reference appearances, one or more per label ``"<tile id>:<side>"`` plus ``"empty"`` for
+the bare slot) and the nearest-neighbour read of a slot crop against it. A gallery is an ``.npz`` file of
+feature vectors: the schematic edition's gallery is rendered from our own print art
+(``python -m models.tiles_gallery``, committed as ``calibration/tiles/wendake-schematic.npz``); an owner's retail
+tiles need a gallery made from photos of their own box (``build_gallery`` on rectified slot crops with known
+labels). Game-neutral: any layout region of kind ``tile_slot`` is read. numpy + OpenCV only.
+
+Features are illumination-normalised: a 40 × 40 grey-level patch (zero mean, unit norm) plus a 4 × 4 grid of
+chroma means, so a warmer light or a darker table does not change the label; the confidence of a read is the
+cosine margin between the best label and the best different label.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from assistant.errors import UserError
+
+GALLERY_DIR = Path(__file__).resolve().parent.parent / "calibration" / "tiles"
+DEFAULT_GALLERY = "wendake-schematic"
+PATCH = 40
+CHROMA_GRID = 4
+CHROMA_WEIGHT = 0.6
+INSET_MM = 4.0
+EMPTY = "empty"
+
+
+def slot_crop(view: np.ndarray, px_per_mm: float, polygon, inset_mm: float = INSET_MM) -> np.ndarray:
+    """The axis-aligned inside of a slot polygon (board mm), inset so the slot's printed frame is left out."""
+    p = np.asarray(polygon, float)
+    x0, y0 = p.min(0) + inset_mm
+    x1, y1 = p.max(0) - inset_mm
+    h, w = view.shape[:2]
+    u0, v0 = max(0, int(round(x0 * px_per_mm))), max(0, int(round(y0 * px_per_mm)))
+    u1, v1 = min(w, int(round(x1 * px_per_mm))), min(h, int(round(y1 * px_per_mm)))
+    return view[v0:v1, u0:u1]
+
+
+def features(crop: np.ndarray) -> np.ndarray:
+    """The feature vector of a BGR slot crop (float32, unit norm)."""
+    import cv2
+
+    if crop.size == 0 or min(crop.shape[:2]) < 4:
+        return np.zeros(PATCH * PATCH + 2 * CHROMA_GRID * CHROMA_GRID, np.float32)
+    lab = cv2.cvtColor(cv2.resize(crop, (PATCH, PATCH), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2Lab).astype(np.float32)
+    grey = lab[..., 0] - lab[..., 0].mean()
+    grey /= float(np.linalg.norm(grey)) + 1e-6
+    chroma = cv2.resize(lab[..., 1:] - 128.0, (CHROMA_GRID, CHROMA_GRID), interpolation=cv2.INTER_AREA).reshape(-1)
+    chroma /= 128.0 / CHROMA_WEIGHT * CHROMA_GRID
+    v = np.concatenate([grey.reshape(-1), chroma]).astype(np.float32)
+    return v / (float(np.linalg.norm(v)) + 1e-6)
+
+
+class TileGallery:
+    """Labelled feature vectors; ``classify`` is cosine nearest neighbour with a margin confidence."""
+
+    def __init__(self, labels: list[str], vectors: np.ndarray, name: str = "custom", source: str = ""):
+        if len(labels) != len(vectors) or not labels:
+            raise UserError("a tile gallery needs one feature vector per label and at least one label.")
+        self.labels = list(labels)
+        self.vectors = np.asarray(vectors, np.float32)
+        self.name = name
+        self.source = source
+        self._label_ids = np.array([sorted(set(self.labels)).index(lab) for lab in self.labels])
+        self._names = sorted(set(self.labels))
+
+    @classmethod
+    def load(cls, name_or_path: str | Path = DEFAULT_GALLERY) -> "TileGallery":
+        path = Path(name_or_path)
+        if not path.suffix:
+            path = GALLERY_DIR / f"{name_or_path}.npz"
+        if not path.exists():
+            raise UserError(f"tile gallery {path} not found; use a name from {GALLERY_DIR} or the path of an .npz gallery.")
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                return cls([str(x) for x in z["labels"]], z["vectors"], path.stem, str(z["source"]) if "source" in z else "")
+        except (OSError, ValueError, KeyError) as exc:
+            raise UserError(f"{path} is not a tile gallery ({exc}); rebuild it.") from None
+
+    def save(self, path: str | Path) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(path, labels=np.array(self.labels), vectors=self.vectors.astype(np.float16), source=np.array(self.source))
+
+    def classify(self, vec: np.ndarray) -> tuple[str, float]:
+        """(label, confidence in 0..1): the best label and its cosine margin over the best other label."""
+        sims = self.vectors.astype(np.float32) @ vec
+        best = np.full(len(self._names), -2.0, np.float32)
+        np.maximum.at(best, self._label_ids, sims)
+        order = np.argsort(-best)
+        top, second = float(best[order[0]]), float(best[order[1]]) if len(order) > 1 else -1.0
+        return self._names[int(order[0])], float(np.clip((top - second) * 5.0, 0.0, 1.0))
+
+
+def build_gallery(samples: list[tuple[str, np.ndarray]], name: str, source: str) -> TileGallery:
+    """A gallery from (label, BGR slot crop) samples — e.g. rectified photos of an owner's own tiles."""
+    return TileGallery([lab for lab, _ in samples], np.stack([features(c) for _, c in samples]), name, source)
+
+
+def read_tiles(view: np.ndarray, px_per_mm: float, layout: dict, gallery: TileGallery | None = None) -> dict[str, tuple[str | None, float]]:
+    """{slot region id: (``"tile:side"`` or None for an empty slot, confidence)} for every ``tile_slot`` region."""
+    gallery = gallery or _default()
+    out: dict[str, tuple[str | None, float]] = {}
+    for r in layout["regions"]:
+        if r.get("kind") != "tile_slot":
+            continue
+        label, conf = gallery.classify(features(slot_crop(view, px_per_mm, r["polygon"])))
+        out[r["id"]] = (None if label == EMPTY else label, conf)
+    return out
+
+
+_DEFAULT: list[TileGallery] = []
+
+
+def _default() -> TileGallery:
+    if not _DEFAULT:
+        _DEFAULT.append(TileGallery.load(DEFAULT_GALLERY))
+    return _DEFAULT[0]

@@ -1,0 +1,252 @@
+"""The Flask app: pages, the live SSE stream, the JSON API and the PIN/CSRF guard. ``create_app(session, config)``.
+
+Pages (open to anyone on the LAN): ``/`` scoreboard, ``/log`` move log, ``/board`` board view, ``/results``
+final results, ``/setup`` setup wizard, ``/trace`` layout tracer. Live data: ``/events`` (SSE, see web.hub),
+``/api/snapshot`` (the view model as JSON), ``/board.jpg`` (the latest annotated board image).
+
+Changing anything is a POST that needs the PIN (``/api/unlock``) and the CSRF token (header ``X-CSRF-Token``):
+``/api/undo``, ``/api/correct``, ``/api/confirm`` here, the setup and tracer APIs in web.setup_routes and
+web.trace_routes.
+
+Config keys (``create_app(session, config)``):
+  PIN_FILE       where the hashed PIN and session secret live (required; web.security)
+  DATA_DIR       a folder the server owns: user layouts, colour profile, setup choices, traced photos
+  DB_PATH        the game database a new game from the wizard is created in
+  BOARD_VIEW     hook: ``callable() -> JPEG bytes | None``, the latest rectified board image with detections
+                 and regions drawn (the pipeline provides it); without it the session's ``board_view()``
+                 method is used if it has one
+  CAMERA_FRAME   hook: ``callable() -> BGR numpy frame | None``, the camera's latest frame, for the setup
+                 wizard's live camera check and colour calibration
+  NEW_GAME       hook: ``callable(params: dict) -> session``: start a game (default: GameSession.create)
+  HEARTBEAT_S    SSE heartbeat interval (default 15)
+The app's runtime object is ``app.extensions["tablewatch"]`` (a ``Tablewatch``): ``.session``, ``.hub`` and
+``.on_new_session`` (callbacks ``f(session)`` run when the wizard starts a new game, so the camera pipeline
+can feed the new session).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from flask import Flask, Response, has_request_context, jsonify, render_template, request, session as cookie, stream_with_context
+
+from assistant.errors import UserError
+from web import adapter, security
+from web.chart import css_colour, score_chart
+from web.hub import Hub
+
+MAX_UPLOAD_MB = 25
+LIVE_PARTS = ("alerts", "turn", "scoreboard", "log", "results")
+
+
+class Tablewatch:
+    """What the app serves: the game session (swappable by the wizard), its hub and the PIN store."""
+
+    def __init__(self, app: Flask, session, pins: security.PinStore):
+        self.app = app
+        self.pins = pins
+        self.limiter = security.AttemptLimiter()
+        self.on_new_session: list = []
+        self.hub = Hub(session, self.render_parts, heartbeat_s=float(app.config.get("HEARTBEAT_S", 15.0)))
+
+    @property
+    def session(self):
+        return self.hub.session
+
+    def replace_session(self, new) -> None:
+        self.hub.replace(new)
+        for f in self.on_new_session:
+            f(new)
+
+    def render_parts(self, view: dict) -> dict:
+        with self.app.app_context():
+            return {name: render_template(f"parts/{name}.html", v=view, chart=_chart_for(view)) for name in LIVE_PARTS}
+
+
+def _chart_for(view: dict) -> str:
+    if not view.get("finished") and not view.get("score_by_year"):
+        return ""
+    colours = {p["name"]: p["colour"] for p in view["players"]}
+    return score_chart(view.get("score_by_year") or {}, colours)
+
+
+def create_app(session, config: dict | None = None) -> Flask:
+    app = Flask(__name__, static_folder="static", template_folder="templates")
+    app.config.update(MAX_CONTENT_LENGTH=MAX_UPLOAD_MB * 1024 * 1024, SESSION_COOKIE_SAMESITE="Strict",
+                      SESSION_COOKIE_HTTPONLY=True, JSON_SORT_KEYS=False)
+    app.config.update(config or {})
+    if not app.config.get("PIN_FILE"):
+        raise UserError("the web app needs a PIN file (config PIN_FILE); 'tablewatch serve' sets one up.")
+    pins = security.PinStore(app.config["PIN_FILE"])
+    if not pins.is_set:
+        raise UserError(f"no PIN is set in {pins.path}. Start the server with 'tablewatch serve' to choose one.")
+    app.secret_key = pins.secret
+    data_dir = Path(app.config.get("DATA_DIR") or Path(app.config["PIN_FILE"]).parent)
+    app.config["DATA_DIR"] = str(data_dir)
+    app.jinja_env.globals.update(css_colour=css_colour, parts=LIVE_PARTS)
+    tw = Tablewatch(app, session, pins)
+    app.extensions["tablewatch"] = tw
+
+    # ---- guard ---------------------------------------------------------------------------------------------
+    @app.before_request
+    def _guard():
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return None
+        sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token")
+        if not security.csrf_ok(cookie, sent):
+            return jsonify(error="The page is out of date (security token missing or wrong). Reload the page and try again.", need="reload"), 403
+        if request.endpoint not in ("unlock", "lock") and not security.is_unlocked(cookie):
+            return jsonify(error="Enter the PIN to change anything.", need="pin"), 403
+        return None
+
+    @app.after_request
+    def _headers(resp):
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("X-Frame-Options", "DENY")
+        resp.headers.setdefault("Referrer-Policy", "same-origin")
+        resp.headers.setdefault("Content-Security-Policy",
+                                "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; "
+                                "script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
+        return resp
+
+    @app.errorhandler(UserError)
+    def _user_error(exc):
+        return jsonify(error=str(exc)), 400
+
+    @app.errorhandler(413)
+    def _too_big(exc):
+        return jsonify(error=f"The upload is too big; the limit is {MAX_UPLOAD_MB} MB. Send a smaller photo."), 413
+
+    @app.context_processor
+    def _ctx():
+        if not has_request_context():  # the hub renders live parts outside any request
+            return {}
+        return {"csrf_token": security.csrf_token(cookie), "unlocked": security.is_unlocked(cookie)}
+
+    def page(template: str, **kw):
+        view = adapter.snapshot(tw.session)
+        return render_template(template, v=view, chart=_chart_for(view), live=json.loads(tw.hub.view), **kw)
+
+    # ---- pages ---------------------------------------------------------------------------------------------
+    @app.get("/")
+    def scoreboard():
+        return page("scoreboard.html", title="Score")
+
+    @app.get("/log")
+    def move_log():
+        return page("log.html", title="Moves")
+
+    @app.get("/board")
+    def board():
+        return page("board.html", title="Board view")
+
+    @app.get("/results")
+    def results():
+        return page("results.html", title="Results")
+
+    # ---- live data -----------------------------------------------------------------------------------------
+    @app.get("/events")
+    def events():
+        last = request.headers.get("Last-Event-ID") or request.args.get("last")
+        resp = Response(stream_with_context(tw.hub.stream(last)), mimetype="text/event-stream")
+        resp.headers["Cache-Control"] = "no-cache"
+        resp.headers["X-Accel-Buffering"] = "no"
+        return resp
+
+    @app.get("/api/snapshot")
+    def api_snapshot():
+        view = adapter.snapshot(tw.session)
+        return jsonify({k: v for k, v in view.items() if k != "raw"} | {"seq": tw.hub.seq, "epoch": tw.hub.epoch})
+
+    @app.get("/api/whoami")
+    def whoami():
+        return jsonify(unlocked=security.is_unlocked(cookie), csrf_token=security.csrf_token(cookie))
+
+    @app.get("/board.jpg")
+    def board_jpg():
+        hook = app.config.get("BOARD_VIEW") or getattr(tw.session, "board_view", None)
+        data = hook() if callable(hook) else None
+        if not data:
+            return Response("No board image yet: the camera has not read a settled table.", status=404, mimetype="text/plain")
+        resp = Response(bytes(data), mimetype="image/jpeg")
+        resp.headers["Cache-Control"] = "no-store"
+        return resp
+
+    # ---- PIN -----------------------------------------------------------------------------------------------
+    @app.post("/api/unlock")
+    def unlock():
+        who = request.remote_addr or "?"
+        wait = tw.limiter.wait_left(who)
+        if wait > 0:
+            return jsonify(error=f"Too many wrong PINs. Wait {wait:.0f} s and try again."), 429
+        pin = _json_body().get("pin") if request.is_json else request.form.get("pin")
+        if not isinstance(pin, str) or not pin.strip():
+            return jsonify(error="Type the PIN."), 400
+        if not tw.pins.verify(pin):
+            tw.limiter.failed(who)
+            return jsonify(error="Wrong PIN."), 403
+        tw.limiter.succeeded(who)
+        security.unlock(cookie)
+        return jsonify(ok=True, unlocked=True)
+
+    @app.post("/api/lock")
+    def lock():
+        security.lock(cookie)
+        return jsonify(ok=True, unlocked=False)
+
+    # ---- corrections ---------------------------------------------------------------------------------------
+    @app.post("/api/undo")
+    def api_undo():
+        adapter.undo(tw.session)
+        return jsonify(ok=True)
+
+    @app.post("/api/correct")
+    def api_correct():
+        moves = parse_moves(_json_body().get("moves"))
+        adapter.correct(tw.session, moves)
+        return jsonify(ok=True)
+
+    @app.post("/api/confirm")
+    def api_confirm():
+        index = _json_body().get("index")
+        if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+            raise UserError("'index' must be the number (0, 1, ...) of the move to confirm.")
+        adapter.confirm(tw.session, index)
+        return jsonify(ok=True)
+
+    from web import setup_routes, trace_routes
+
+    app.register_blueprint(setup_routes.bp)
+    app.register_blueprint(trace_routes.bp)
+    return app
+
+
+def _json_body() -> dict:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise UserError("send a JSON object (Content-Type: application/json).")
+    return body
+
+
+def parse_moves(value) -> list[dict]:
+    """A correction's moves: a list of Wendake move objects, each checked with ``move_from_json``."""
+    from assistant.wendake.moves import move_from_json
+
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"the moves are not valid JSON: {exc.msg} at line {exc.lineno}.") from None
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise UserError('give the moves that really happened as a JSON list, e.g. [{"type": "harvest"}].')
+    if len(value) > 50:
+        raise UserError("a correction holds at most 50 moves.")
+    for i, m in enumerate(value):
+        try:
+            move_from_json(m)
+        except (ValueError, TypeError, KeyError) as exc:
+            raise UserError(f"move {i + 1}: {exc}") from None
+    return value

@@ -1,0 +1,201 @@
+"""Live updates: one pump thread reads the game session's events and fans them out to every SSE client.
+
+The pump calls ``session.events_since(seq, timeout)`` (the only blocking call on the session), keeps the
+recent events in a ring buffer for clients catching up, renders the page's live parts once per batch
+(``render_view(snapshot)`` -> {part name: HTML}) and wakes the clients. Each client is a generator of SSE
+text (``stream``):
+
+    id: <epoch>-<seq>        one "game" message per event, data = the event's JSON
+    event: game
+    data: {...}
+
+    event: view              after each batch (and on connect): the rendered parts, data = {"seq", "epoch", "parts"}
+    data: {...}
+
+    : ping                   a heartbeat comment every ``heartbeat_s`` so proxies and Wi-Fi keep the line open
+
+``epoch`` counts game sessions (the setup wizard can start a new game): an id from another epoch means the
+browser missed a new game, so it gets a ``reset`` message and the current view instead of old events.
+A browser reconnecting after a Wi-Fi drop sends ``Last-Event-ID``; it gets the events it missed and then the
+current view, so the page is whole again whatever it missed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+
+from web import adapter
+
+RETRY_MS = 2000
+
+
+def format_sse(data: str, event: str | None = None, id: str | None = None) -> str:
+    """One SSE message; multi-line data is split over several ``data:`` lines."""
+    out = []
+    if id is not None:
+        out.append(f"id: {id}")
+    if event is not None:
+        out.append(f"event: {event}")
+    out += [f"data: {line}" for line in (data.split("\n") or [""])]
+    return "\n".join(out) + "\n\n"
+
+
+def parse_last_id(text: str | None) -> tuple[int, int] | None:
+    """``"3-41"`` -> (3, 41); None for a missing or malformed id."""
+    if not text:
+        return None
+    epoch, sep, seq = str(text).strip().partition("-")
+    if not sep or not epoch.isdigit() or not seq.isdigit() or len(text) > 40:
+        return None
+    return int(epoch), int(seq)
+
+
+class Hub:
+    """Fans one session's events out to many SSE clients. Thread-safe; ``start`` runs the pump thread."""
+
+    def __init__(self, session, render_view=None, buffer: int = 4096, poll_s: float = 1.0, heartbeat_s: float = 15.0):
+        self.render_view = render_view or (lambda snap: {})
+        self.poll_s = poll_s
+        self.heartbeat_s = heartbeat_s
+        self._cond = threading.Condition()
+        self._ring: deque = deque(maxlen=buffer)  # (seq, event JSON text)
+        self._buffer = buffer
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.epoch = 0
+        self.clients = 0
+        self._cut = 0  # bumped by disconnect_all: streams opened before it end
+        self.errors: list[str] = []
+        self._install(session)
+
+    # ---- session ---------------------------------------------------------------------------------------
+    def _install(self, session) -> None:
+        self.session = session
+        self.seq = adapter.last_seq(session)
+        self.view = self._render()
+
+    def replace(self, session) -> None:
+        """Switch to another game session (a new game from the setup wizard); clients get a reset."""
+        with self._cond:
+            self.epoch += 1
+            self._ring = deque(maxlen=self._buffer)
+            self._install(session)
+            self._cond.notify_all()
+
+    def refresh(self) -> None:
+        """Re-render the view now (after a change that made no event, e.g. a new layout chosen)."""
+        with self._cond:
+            self.view = self._render()
+            self._cond.notify_all()
+
+    def _render(self) -> str:
+        try:
+            parts = self.render_view(adapter.snapshot(self.session))
+        except Exception as exc:  # a broken snapshot must not kill the live page; show it instead
+            self.errors.append(repr(exc))
+            parts = {"status": f"<p class='error'>The game state could not be shown: {exc!r}</p>"}
+        return json.dumps({"seq": self.seq, "epoch": self.epoch, "parts": parts})
+
+    def disconnect_all(self) -> None:
+        """End every open stream now (browsers reconnect and catch up): before a restart, or to test recovery."""
+        with self._cond:
+            self._cut += 1
+            self._cond.notify_all()
+
+    # ---- pump ------------------------------------------------------------------------------------------
+    def start(self) -> "Hub":
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._pump, name="tablewatch-sse-pump", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._cond:
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _pump(self) -> None:
+        while not self._stop.is_set():
+            session, since = self.session, self.seq
+            try:
+                events = adapter.events_since(session, since, self.poll_s)
+            except Exception as exc:  # keep serving; the session may recover (e.g. a locked database)
+                self.errors.append(repr(exc))
+                time.sleep(self.poll_s)
+                continue
+            if not events:
+                continue
+            with self._cond:
+                if session is not self.session:  # a new game started while we waited
+                    continue
+                for seq, data in events:
+                    if seq > self.seq:
+                        self._ring.append((seq, data))
+                        self.seq = seq
+                self.view = self._render()
+                self._cond.notify_all()
+
+    # ---- clients ---------------------------------------------------------------------------------------
+    def _missed(self, after: int) -> list[tuple[int, str]]:
+        """Events with seq > after: from the ring, or from the session when the ring no longer reaches back."""
+        if self._ring and self._ring[0][0] <= after + 1:
+            return [(s, d) for s, d in self._ring if s > after]
+        if not self._ring and after >= self.seq:
+            return []
+        return [(s, d) for s, d in adapter.events_since(self.session, after, 0) if s <= self.seq]
+
+    def stream(self, last_event_id: str | None = None, max_s: float | None = None):
+        """SSE text chunks for one client until the hub stops (or ``max_s`` passes)."""
+        start = time.monotonic()
+        last = parse_last_id(last_event_id)
+        with self._cond:
+            self.clients += 1
+            cut = self._cut
+            epoch = self.epoch
+            if last is None or last[0] != epoch:
+                pending = []
+                sent = self.seq
+                first = format_sse("{}", event="reset") if last is not None else ""
+            else:
+                pending = self._missed(last[1])
+                sent = self.seq
+                first = ""
+            view = self.view
+        try:
+            yield f"retry: {RETRY_MS}\n\n" + first + "".join(
+                format_sse(d, event="game", id=f"{epoch}-{s}") for s, d in pending
+            ) + format_sse(view, event="view", id=f"{epoch}-{sent}")
+            last_beat = time.monotonic()
+            while not self._stop.is_set():
+                if max_s is not None and time.monotonic() - start > max_s:
+                    return
+                with self._cond:
+                    if self.epoch == epoch and self.seq == sent and self._cut == cut:
+                        self._cond.wait(timeout=min(self.heartbeat_s, 1.0))
+                    if self._cut != cut:
+                        return
+                    if self.epoch != epoch:
+                        epoch, sent = self.epoch, self.seq
+                        chunk = format_sse("{}", event="reset") + format_sse(self.view, event="view", id=f"{epoch}-{sent}")
+                    elif self.seq != sent:
+                        new = self._missed(sent)
+                        sent = self.seq
+                        chunk = "".join(format_sse(d, event="game", id=f"{epoch}-{s}") for s, d in new)
+                        chunk += format_sse(self.view, event="view", id=f"{epoch}-{sent}")
+                    else:
+                        chunk = None
+                if chunk:
+                    yield chunk
+                    last_beat = time.monotonic()
+                elif time.monotonic() - last_beat >= self.heartbeat_s:
+                    yield ": ping\n\n"
+                    last_beat = time.monotonic()
+        finally:
+            with self._cond:
+                self.clients -= 1

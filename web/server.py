@@ -1,0 +1,126 @@
+"""Serving the tablet app with waitress (a production WSGI server, pure Python): ``serve(session, ...)``.
+
+At start it makes sure a PIN is set (asks on the terminal, or makes one up and prints it when nobody is
+there to type), then prints the page's URL and a QR code of it so a tablet can join by scanning. Blocks
+until interrupted.
+"""
+
+from __future__ import annotations
+
+import getpass
+import secrets
+import socket
+import sys
+from pathlib import Path
+
+from assistant.errors import UserError
+
+DEFAULT_PORT = 8080
+DEFAULT_THREADS = 48  # each live page holds one thread for its SSE stream
+
+
+def lan_address() -> str:
+    """This machine's address on the local network (no packet is sent), or 127.0.0.1."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("10.255.255.255", 1))
+        return s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        s.close()
+
+
+def page_url(host: str, port: int) -> str:
+    shown = lan_address() if host in ("0.0.0.0", "", "::") else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/"
+
+
+def qr_text(url: str) -> str:
+    """The URL as a QR code drawn with Unicode half blocks (dark on light, with its quiet zone)."""
+    import segno
+
+    qr = segno.make(url, error="m")
+    rows = [[bool(v) for v in row] for row in qr.matrix_iter(scale=1, border=2)]
+    if len(rows) % 2:
+        rows.append([False] * len(rows[0]))
+    chars = {(False, False): "\u2588", (True, False): "\u2584", (False, True): "\u2580", (True, True): " "}
+    return "\n".join("".join(chars[(top, bottom)] for top, bottom in zip(rows[y], rows[y + 1])) for y in range(0, len(rows), 2))
+
+
+def ensure_pin(pin_file: str | Path, pin: str | None = None, interactive: bool | None = None, out=sys.stdout) -> None:
+    """Set the PIN at first start: ``pin`` if given, else typed on the terminal, else a random one printed."""
+    from web.security import PinStore, check_pin_format
+
+    store = PinStore(pin_file)
+    if pin is not None:
+        if store.is_set and store.verify(pin):
+            return
+        if store.is_set:
+            raise UserError(f"a different PIN is already set in {store.path}. Leave out --pin, or delete that file to set a new PIN.")
+        store.set_pin(pin)
+        return
+    if store.is_set:
+        return
+    interactive = sys.stdin.isatty() if interactive is None else interactive
+    if interactive:
+        print("First start: choose a PIN (4-12 digits). Players need it to correct moves, set up games and save layouts.", file=out)
+        for _ in range(3):
+            first = getpass.getpass("PIN: ")
+            try:
+                check_pin_format(first)
+            except UserError as exc:
+                print(exc, file=out)
+                continue
+            if getpass.getpass("PIN again: ") == first:
+                store.set_pin(first)
+                return
+            print("The two PINs differ; try again.", file=out)
+        raise UserError("no PIN was set. Start again and type the same 4-12 digit PIN twice.")
+    made = f"{secrets.randbelow(10**6):06d}"
+    store.set_pin(made)
+    print(f"First start: the PIN for changes is {made} (stored hashed in {store.path}; delete that file to choose another).", file=out)
+
+
+def make_server(app, host: str = "0.0.0.0", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS):
+    from waitress.server import create_server
+
+    try:
+        return create_server(app, host=host, port=port, threads=threads, channel_timeout=300, ident="tablewatch",
+                             connection_limit=max(100, threads * 2), cleanup_interval=10)
+    except OSError as exc:
+        raise UserError(f"cannot listen on {host}:{port}: {exc.strerror}. Choose another --port or --host.") from None
+
+
+def serve(session, host: str = "0.0.0.0", port: int = DEFAULT_PORT, pin_file: str | Path | None = None,
+          data_dir: str | Path | None = None, db_path: str | None = None, pin: str | None = None,
+          threads: int = DEFAULT_THREADS, config: dict | None = None, qr: bool = True, out=sys.stdout) -> int:
+    """Serve ``session`` on host:port until Ctrl-C. ``config`` adds app config keys (hooks: BOARD_VIEW,
+    CAMERA_FRAME, NEW_GAME; see web.app). Returns 0."""
+    from web.app import create_app
+
+    data_dir = Path(data_dir or Path.home() / ".tablewatch")
+    pin_file = Path(pin_file or data_dir / "pin.json")
+    if not 0 < int(port) < 65536:
+        raise UserError(f"--port {port} is not a port number (1-65535).")
+    ensure_pin(pin_file, pin, out=out)
+    app = create_app(session, {"PIN_FILE": str(pin_file), "DATA_DIR": str(data_dir), "DB_PATH": db_path, **(config or {})})
+    tw = app.extensions["tablewatch"]
+    server = make_server(app, host, int(port), threads)
+    real_port = server.effective_port if hasattr(server, "effective_port") else port
+    url = page_url(host, real_port)
+    print(f"Tablewatch is live at {url}  (open it on the tablet, or scan:)", file=out)
+    if qr:
+        print(qr_text(url), file=out)
+    print("Press Ctrl-C to stop.", file=out, flush=True)
+    tw.hub.start()
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        tw.hub.stop()
+        server.close()
+    return 0
