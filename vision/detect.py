@@ -182,6 +182,9 @@ def bench_main(argv: list[str]) -> int:
     ap.add_argument("--runs", type=int, default=50, help="timed runs per model (default 50)")
     ap.add_argument("--seed", type=int, default=7, help="seed of the rendered scene (default 7)")
     ap.add_argument("--threads", type=int, default=2, help="onnxruntime intra-op threads (default 2)")
+    ap.add_argument("--compare", action="append", default=[], metavar="ONNX",
+                    help="also time the network alone of another ONNX detector at its fixed input size, e.g. a 640-px YOLO11n "
+                         "export (docs/benchmarks.md says how to make one); repeatable")
     args = ap.parse_args(argv)
     if args.runs < 1:
         raise UserError(f"--runs must be at least 1 (got {args.runs}).")
@@ -212,4 +215,38 @@ def bench_main(argv: list[str]) -> int:
         size_mb = det.path.stat().st_size / 1e6
         print(f"{det.path.name:22s} input {t.shape[3]}x{t.shape[2]}  net {ms(times):6.2f} ms  resize {ms(pre):5.2f} ms  "
               f"decode {ms(post):5.2f} ms  total {ms(times) + ms(pre) + ms(post):6.2f} ms/view (median)  {size_mb:.2f} MB")
+    for path in args.compare:
+        net_ms, shape = time_onnx(path, args.runs, args.threads)
+        print(f"{Path(path).name:22s} input {shape[3]}x{shape[2]}  net {net_ms:6.2f} ms (median, network only: no resize, no NMS)  "
+              f"{Path(path).stat().st_size / 1e6:.2f} MB")
     return 0
+
+
+def time_onnx(path: str, runs: int, threads: int) -> tuple[float, tuple]:
+    """Median milliseconds of one run of any ONNX model with a single fixed-size image input (zeros)."""
+    import time
+
+    import onnxruntime as ort
+
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"--compare {path}: no such file; give the path of an .onnx model.")
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    try:
+        sess = ort.InferenceSession(str(p), so, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types for unreadable models
+        raise UserError(f"--compare {path}: onnxruntime cannot load it ({exc}).") from None
+    inp = sess.get_inputs()[0]
+    if not all(isinstance(d, int) for d in inp.shape):
+        raise UserError(f"--compare {path}: its input {inp.name} has no fixed size {inp.shape}; export it with a fixed image size.")
+    x = np.zeros(inp.shape, np.float32)
+    for _ in range(3):
+        sess.run(None, {inp.name: x})
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        sess.run(None, {inp.name: x})
+        times.append(time.perf_counter() - t0)
+    return 1000 * float(np.median(times)), tuple(inp.shape)

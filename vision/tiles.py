@@ -7,8 +7,8 @@ feature vectors: the schematic edition's gallery is rendered from our own print 
 tiles need a gallery made from photos of their own box (``build_gallery`` on rectified slot crops with known
 labels). Game-neutral: any layout region of kind ``tile_slot`` is read. numpy + OpenCV only.
 
-Features are illumination-normalised: a 40 × 40 grey-level patch (zero mean, unit norm) plus a 4 × 4 grid of
-chroma means, so a warmer light or a darker table does not change the label; the confidence of a read is the
+Features are illumination-normalised: a 40 × 40 grey-level patch (zero mean, unit norm), a 4 × 4 grid of
+chroma means and a finer 96 × 24 patch of the name band, so a warmer light or a darker table does not change the label; the confidence of a read is the
 cosine margin between the best label and the best different label.
 """
 
@@ -26,6 +26,10 @@ PATCH = 40
 CHROMA_GRID = 4
 CHROMA_WEIGHT = 0.6
 INSET_MM = 4.0
+BAND = (0.3, 0.7)  # rows of the slot crop holding the printed name
+BAND_SIZE = (96, 24)  # (w, h) of the name-band patch
+BAND_WEIGHT = 1.5
+FEATURE_DIM = PATCH * PATCH + 2 * CHROMA_GRID * CHROMA_GRID + BAND_SIZE[0] * BAND_SIZE[1]
 EMPTY = "empty"
 
 
@@ -40,18 +44,26 @@ def slot_crop(view: np.ndarray, px_per_mm: float, polygon, inset_mm: float = INS
     return view[v0:v1, u0:u1]
 
 
+def _unit(a: np.ndarray) -> np.ndarray:
+    a = a - a.mean()
+    return a / (float(np.linalg.norm(a)) + 1e-6)
+
+
 def features(crop: np.ndarray) -> np.ndarray:
     """The feature vector of a BGR slot crop (float32, unit norm)."""
     import cv2
 
     if crop.size == 0 or min(crop.shape[:2]) < 4:
-        return np.zeros(PATCH * PATCH + 2 * CHROMA_GRID * CHROMA_GRID, np.float32)
+        return np.zeros(FEATURE_DIM, np.float32)
     lab = cv2.cvtColor(cv2.resize(crop, (PATCH, PATCH), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2Lab).astype(np.float32)
-    grey = lab[..., 0] - lab[..., 0].mean()
-    grey /= float(np.linalg.norm(grey)) + 1e-6
+    grey = _unit(lab[..., 0])
     chroma = cv2.resize(lab[..., 1:] - 128.0, (CHROMA_GRID, CHROMA_GRID), interpolation=cv2.INTER_AREA).reshape(-1)
     chroma /= 128.0 / CHROMA_WEIGHT * CHROMA_GRID
-    v = np.concatenate([grey.reshape(-1), chroma]).astype(np.float32)
+    # the tile's name band, finer: printed names differ by a few letters
+    h = crop.shape[0]
+    band = cv2.cvtColor(crop[int(h * BAND[0]):int(h * BAND[1])], cv2.COLOR_BGR2GRAY)
+    band = _unit(cv2.resize(band, BAND_SIZE, interpolation=cv2.INTER_AREA).astype(np.float32)) * BAND_WEIGHT
+    v = np.concatenate([grey.reshape(-1), chroma, band.reshape(-1)]).astype(np.float32)
     return v / (float(np.linalg.norm(v)) + 1e-6)
 
 
@@ -77,9 +89,13 @@ class TileGallery:
             raise UserError(f"tile gallery {path} not found; use a name from {GALLERY_DIR} or the path of an .npz gallery.")
         try:
             with np.load(path, allow_pickle=False) as z:
-                return cls([str(x) for x in z["labels"]], z["vectors"], path.stem, str(z["source"]) if "source" in z else "")
+                gallery = cls([str(x) for x in z["labels"]], z["vectors"], path.stem, str(z["source"]) if "source" in z else "")
         except (OSError, ValueError, KeyError) as exc:
             raise UserError(f"{path} is not a tile gallery ({exc}); rebuild it.") from None
+        if gallery.vectors.shape[1] != FEATURE_DIM:
+            raise UserError(f"{path} was built with another feature layout ({gallery.vectors.shape[1]} values, this version uses "
+                            f"{FEATURE_DIM}); rebuild it from its crops (python -m models.tiles_gallery for the schematic edition).")
+        return gallery
 
     def save(self, path: str | Path) -> None:
         path = Path(path)

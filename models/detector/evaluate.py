@@ -5,7 +5,9 @@ Held-out = new seeds, and harder than training: each rectified view gets a stron
 capsules and dark cards) painted over it; pieces whose base centre is under an occluder count as hidden, like
 pieces under the generator's hands. Prints per-class recall / precision (matched within 8 mm), per-region
 accuracy after assignment to the layout (``vision.assign``; regions a hand or an occluder covers are left out)
-and whole-board exact on the scenes with no hand or occluder on the map. Runtime path only (onnxruntime)."""
+and whole-board exact: the share of scenes with no wrong decision on any board free of hands and occluders.
+Every board in view is scored (map, village boards, score tracks, mask board); tile slots are read by
+``vision.tiles``. Runtime path only (onnxruntime)."""
 
 from __future__ import annotations
 
@@ -50,6 +52,17 @@ def harden(view: np.ndarray, rng: np.random.Generator, px_per_mm: float, occlude
     return np.clip(out, 0, 255).astype(np.uint8), mask
 
 
+_LAYOUTS: dict[str, dict] = {}
+
+
+def _layout(name: str) -> dict:
+    if name not in _LAYOUTS:
+        from calibration.layout import load_builtin
+
+        _LAYOUTS[name] = load_builtin(name)
+    return _LAYOUTS[name]
+
+
 def _render(args):
     import cv2
 
@@ -62,15 +75,24 @@ def _render(args):
     rng = np.random.default_rng([seed, index, 0xE7A1])
     out = []
     for rect in lab["views"]:  # the map first, then every other board in view
-        view = cv2.imdecode(np.frombuffer(sc["view_jpegs"][rect["image"]], np.uint8), cv2.IMREAD_COLOR)
-        f = px_per_mm / float(rect["px_per_mm"])
-        view = cv2.resize(view, (round(view.shape[1] * f), round(view.shape[0] * f)), interpolation=cv2.INTER_AREA)
-        outside = (view.max(axis=2) == 0).astype(np.uint8)  # beyond the camera's view: black in the rectified image
-        mask = np.zeros(view.shape[:2], np.uint8)
+        native = cv2.imdecode(np.frombuffer(sc["view_jpegs"][rect["image"]], np.uint8), cv2.IMREAD_COLOR)
+        r0 = float(rect["px_per_mm"])
+        outside = (native.max(axis=2) == 0).astype(np.uint8)  # beyond the camera's view: black in the rectified image
+        mask = np.zeros(native.shape[:2], np.uint8)
         if hard:
-            view, mask = harden(view, rng, px_per_mm, occlude=bool(rng.random() < 0.5))
+            native, mask = harden(native, rng, r0, occlude=bool(rng.random() < 0.5))
+        f = px_per_mm / r0
+        size = (round(native.shape[1] * f), round(native.shape[0] * f))
+        view = cv2.resize(native, size, interpolation=cv2.INTER_AREA)
+        mask, outside = (cv2.resize(m, size, interpolation=cv2.INTER_NEAREST) for m in (mask, outside))
         board = next(b for b in lab["boards"] if b["board"] == rect["board"])
-        out.append((view, rect, board.get("hand_regions") or [], mask, outside))
+        tiles = None
+        if board.get("tiles") is not None and any(r.get("kind") == "tile_slot" for r in _layout(rect["board"])["regions"]):
+            from vision.tiles import read_tiles
+
+            truth = {t["slot"]: f"{t['tile']}:{t['side']}" for t in board["tiles"]}
+            tiles = (truth, read_tiles(native, r0, _layout(rect["board"])))  # tiles are read at the view's own scale
+        out.append((view, rect, board.get("hand_regions") or [], mask, outside, tiles))
     return out
 
 
@@ -120,28 +142,33 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
     indexes: dict[str, RegionIndex] = {}
     reg_ok = reg_n = 0
     reg_kind_ok: dict[str, list[int]] = {}
-    exact_ok = exact_n = 0
+    exact_ok = exact_n = exact_tiles_ok = 0
+    piece_ok = piece_n = 0
     net_ms = []
     jobs = [(seed, i, players, r, hard) for i in range(n)]
     t0 = time.perf_counter()
 
     def score(views, k):
-        nonlocal exact_ok, exact_n
-        wrong = 0
-        clean = True
+        nonlocal exact_ok, exact_n, exact_tiles_ok
+        wrong = wrong_tiles = 0
+        clean = False  # the scene counts if some board in view has no hand or occluder on it; only those boards are judged
         for res in views:
-            w, c = score_view(*res)
-            wrong += w
-            clean = clean and c
+            w, wt, c = score_view(*res)
+            if c:
+                wrong += w
+                wrong_tiles += wt
+                clean = True
         if clean:
             exact_n += 1
             exact_ok += wrong == 0
+            exact_tiles_ok += wrong == 0 and wrong_tiles == 0
         sys.stderr.write(f"\r{k}/{n} scenes  {k / (time.perf_counter() - t0):.1f}/s ")
         sys.stderr.flush()
 
-    def score_view(view, rect, hand_regions, mask, outside):
+    def score_view(view, rect, hand_regions, mask, outside, tiles):
         """(wrong decisions, whether the board was free of hands and occluders) for one board view."""
-        nonlocal reg_ok, reg_n
+        nonlocal reg_ok, reg_n, piece_ok, piece_n
+        wrong_tiles = 0
         t1 = time.perf_counter()
         pieces = det.detect(view, r)
         net_ms.append(1000 * (time.perf_counter() - t1))
@@ -172,12 +199,29 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
             ok = got.get(rid) == val
             reg_n += 1
             reg_ok += ok
+            piece_n += 1
+            piece_ok += ok
             wrong += not ok
             kind = region_kind(rect["board"], rid, idx)
             reg_kind_ok.setdefault(kind, [0, 0])
             reg_kind_ok[kind][0] += ok
             reg_kind_ok[kind][1] += 1
-        return wrong, not hand_regions and not mask.any()
+        if tiles is not None:  # each tile slot's tile and side is one decision
+            truth_tiles, read = tiles
+            for rid, (val, _conf) in read.items():
+                if rid in hidden:
+                    continue
+                want = truth_tiles.get(rid)
+                for kind, ok in (("village tile (identity + side)", val == want),
+                                 ("village tile side only", (val or "").split(":")[-1] == (want or "").split(":")[-1])):
+                    reg_kind_ok.setdefault(kind, [0, 0])
+                    reg_kind_ok[kind][0] += ok
+                    reg_kind_ok[kind][1] += 1
+                ok = val == want
+                reg_n += 1
+                reg_ok += ok
+                wrong_tiles += not ok
+        return wrong, wrong_tiles, not hand_regions and not mask.any()
 
     with pool:
         for k, views in enumerate(pool.imap(_render, jobs, chunksize=2), 1):
@@ -190,11 +234,14 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
     for c, cnt, rec, prec in tally.per_class():
         print(f"{c:18s} {cnt:6d} {rec:8.4f} {prec:10.4f}")
     print(f"{'all':18s} {tot['tp'] + tot['fn']:6d} {tot['recall']:8.4f} {tot['precision']:10.4f}   colour+side correct on matches: {tot['attr_acc']:.4f}")
-    print(f"per-region accuracy: {reg_ok / max(1, reg_n):.4f} ({reg_ok}/{reg_n} decisions, covered regions left out)")
+    print(f"per-region accuracy: {reg_ok / max(1, reg_n):.4f} ({reg_ok}/{reg_n} decisions incl. tile slots, covered regions left out)")
+    print(f"per-region accuracy, pieces only: {piece_ok / max(1, piece_n):.4f} ({piece_ok}/{piece_n})")
     for kind, (ok, cnt) in sorted(reg_kind_ok.items()):
         print(f"  {kind:28s} {ok / cnt:.4f} ({ok}/{cnt})")
-    print(f"whole-board exact: {exact_ok / max(1, exact_n):.4f} ({exact_ok}/{exact_n} scenes with no hand or occluder on any board in view)")
+    print(f"whole-board exact, pieces: {exact_ok / max(1, exact_n):.4f} ({exact_ok}/{exact_n} scenes; judged on their boards with no hand or occluder)")
+    print(f"whole-board exact, pieces and tiles: {exact_tiles_ok / max(1, exact_n):.4f} ({exact_tiles_ok}/{exact_n})")
     print(f"net + decode: {np.median(net_ms):.1f} ms/view median (2 threads, while rendering runs beside it)")
-    summary = {"recall": tot["recall"], "precision": tot["precision"], "region_acc": reg_ok / max(1, reg_n), "exact": exact_ok / max(1, exact_n)}
+    summary = {"recall": tot["recall"], "precision": tot["precision"], "region_acc": reg_ok / max(1, reg_n), "region_acc_pieces": piece_ok / max(1, piece_n), "exact": exact_ok / max(1, exact_n),
+               "exact_with_tiles": exact_tiles_ok / max(1, exact_n)}
     print("summary " + json.dumps({k: round(v, 4) for k, v in summary.items()}))
     return 0
