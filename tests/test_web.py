@@ -551,3 +551,98 @@ def test_no_game_yet_page_points_to_setup(tmp_path):
     h = {"X-CSRF-Token": unlocked(c)}
     r = c.post("/api/undo", json={}, headers=h)
     assert r.status_code == 400 and "no game yet" in r.get_json()["error"]
+
+
+# ---- game options and the solo Ghost (issue 7) -----------------------------------------------------------------
+class SoloSession(FakeSession):
+    """A FakeSession holding a real solo engine State whose deck is face down (a real table)."""
+
+    def __init__(self, options=None):
+        from assistant.wendake import ghost
+
+        super().__init__()
+        self.state = ghost.new_solo_game("Ann", seed=4, options=options)
+        self.state.mask_deck = [None] * len(self.state.mask_deck)
+
+    def correct(self, moves):
+        from assistant.wendake import rules
+        from assistant.wendake.moves import move_from_json
+
+        for m in moves:
+            rules.apply(self.state, move_from_json(m))
+        super().correct(moves)
+
+
+def _solo_env(tmp_path, session):
+    security.PinStore(tmp_path / "pin.json").set_pin(PIN)
+    app = create_app(session, {"PIN_FILE": str(tmp_path / "pin.json"), "DATA_DIR": str(tmp_path / "data"), "TESTING": True})
+    return app.test_client()
+
+
+def test_scoreboard_shows_the_ghost_instruction_card_form_and_options(tmp_path):
+    """W-SOLO-8: the tablet asks for the Ghost's mask card when it cannot be known; section 20 options are listed."""
+    from assistant.wendake.state import Options
+
+    session = SoloSession(Options(ties_win_empty=True))
+    c = _solo_env(tmp_path, session)
+    page = c.get("/").get_data(as_text=True)
+    assert "reveal the top mask card of the deck for the Ghost" in page and "data-ghost-card-form" in page
+    known = [c for c in session.state.players[0].hand + session.state.mask_discard if c]  # face up or in hand
+    assert known and page.count("<option value=\"M") == 36 - len(known)  # any other card can be the one revealed
+    assert not any(f'<option value="{c}"' in page for c in known)
+    assert "<b>1 changed</b>" in page and 'data-option="ties_win_empty"' in page and "W-PRG-L3-2" in page
+    view = c.get("/api/snapshot").get_json()
+    assert view["ghost"]["awaiting_card"] and view["ghost"]["card_unread"] and view["options_changed"] == 1
+    assert len(view["options"]) == 14
+
+
+def test_ghost_card_tap_needs_the_pin_and_is_checked(tmp_path):
+    session = SoloSession()
+    c = _solo_env(tmp_path, session)
+    t = token(c)
+    r = c.post("/api/ghost_card", json={"card": "M01"}, headers={"X-CSRF-Token": t})
+    assert r.status_code == 403 and r.get_json()["need"] == "pin"
+    t = unlocked(c)
+    h = {"X-CSRF-Token": t}
+    r = c.post("/api/ghost_card", json={"card": "M99"}, headers=h)
+    assert r.status_code == 400 and "not a mask card" in r.get_json()["error"]
+    assert c.post("/api/ghost_card", json={"card": "M05"}, headers=h).status_code == 200
+    assert session.calls == [("correct", [{"type": "ghost_card", "card": "M05"}])]
+    assert session.state.solo.year_card == "M05" and not session.state.solo.awaiting_card
+    r = c.post("/api/ghost_card", json={"card": "M06"}, headers=h)
+    assert r.status_code == 400 and "already known" in r.get_json()["error"]
+    page = c.get("/").get_data(as_text=True)
+    assert "data-ghost-card-form" not in page and "It is your turn." in page
+
+
+def test_ghost_instruction_names_the_piece_and_place(tmp_path):
+    """W-SOLO-9/10: on the Ghost's turn the tablet says which Ghost piece or disk goes where."""
+    from assistant.wendake import moves as M
+    from assistant.wendake import rules
+
+    session = SoloSession()
+    rules.apply(session.state, M.GhostCard("M05"))
+    rules.apply(session.state, M.Activate((0, 0)))
+    rules.apply(session.state, M.EndTurn())
+    view = adapter.snapshot(session)
+    assert view["ghost"]["text"].startswith("Ghost action 1") and not view["ghost"]["choices"]
+
+
+def test_ghost_card_refused_outside_a_solo_game(env):
+    _, session, c = env
+    t = unlocked(c)
+    r = c.post("/api/ghost_card", json={"card": "M01"}, headers={"X-CSRF-Token": t})
+    assert r.status_code == 400 and "not a solo game" in r.get_json()["error"]
+    page = c.get("/").get_data(as_text=True)
+    assert "data-ghost" not in page and "data-options" not in page  # no engine state: nothing to show
+
+
+def test_options_from_a_real_game_session(tmp_path):
+    """adapter.engine_state reads GameSession.state (tracker.state)."""
+    from assistant.session import GameSession
+
+    s = GameSession.create(tmp_path / "g.sqlite", players=["Ann", "Bob"], seed=1, options={"smallpox_from_home_only": True})
+    view = adapter.snapshot(s)
+    assert view["options_changed"] == 1 and view["ghost"] is None
+    assert next(o for o in view["options"] if o["option"] == "smallpox_from_home_only")["rule"] == "W-ACT-10b"
+    s.close()

@@ -2,6 +2,7 @@
 
 import random
 import re
+from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,7 +12,7 @@ from assistant.wendake import rules
 from assistant.wendake.edition import load_edition
 from assistant.wendake.generate import legal_moves, random_move
 from assistant.wendake.setup import new_game
-from assistant.wendake.state import NATIVES, RESOURCES, TRACKS
+from assistant.wendake.state import NATIVES, RESOURCES, TRACKS, Options
 from wendake_helpers import open_action
 
 ED = load_edition()
@@ -222,3 +223,75 @@ def test_exchanges_beyond_canoes_always_rejected(seed, depth, extra):
     s.players[p].resources = dict.fromkeys(RESOURCES, 10)
     k = s.canoes_in_play(p) + extra
     assert "W-ACT-10a" in [v.rule for v in rules.check(s, M.Trade((("leather", "fish"),) * k))]
+
+
+def test_random_player_uses_every_triggered_ability_and_stays_legal():
+    """W-PRG-L1-4 (Ritual-bonus step), L1-5 (Draw two), L1-6 (Occupied space), L2-2 (Transfer as guard), L2-5
+    (Recall), L2-6 (Wild), L3-6 (Phantom), W-TRB-4 (Ojibwa): the random player and legal_moves produce them,
+    and every one is legal. (Recall of one card under option W-PRG-L2-5 needs cards played earlier in the
+    year, which is rare: see the next test.)"""
+    used = Counter()
+    for seed in range(60):
+        rng = random.Random(seed)
+        options = Options(recall_one_card=seed % 2 == 1)
+        s = new_game(NAMES[:3], seed=seed, deal_tribes=True, options=options)
+        for pl in s.players:
+            pl.resources = {r: 4 for r in RESOURCES}
+        if seed % 3 == 0:  # deal the triggered-ability tiles round the table (else they come only by purchase)
+            for i, rule in enumerate(("W-PRG-L1-4", "W-PRG-L1-5", "W-PRG-L1-6", "W-PRG-L2-2", "W-PRG-L2-5", "W-PRG-L2-6", "W-PRG-L3-6")):
+                tile = next(t.id for t in ED.progress.values() if t.rule == rule)
+                for row in s.progress_rows.values():
+                    if tile in row:
+                        row.remove(tile)
+                s.players[i % s.n].progress.append(tile)
+        k = 0
+        while s.phase != "over":
+            move = random_move(s, rng)
+            assert rules.check(s, move) == [], move
+            if isinstance(move, M.MaskCeremony):
+                used.update(ED.progress[t].rule for t in move.use)
+                used.update(f for f in ("recall", "wild", "phantom", "source2") if getattr(move, f))
+            used["ritual_steps"] += isinstance(move, M.Ritual) and bool(move.steps)
+            used["as_guard"] += isinstance(move, M.Transfer) and move.as_guard
+            used["ojibwa"] += isinstance(move, M.EndTurn) and move.again
+            if k % 40 == 0:
+                for option in legal_moves(s, rng, samples=3):
+                    assert rules.check(s, option) == [], option
+                    used["listed_" + type(option).__name__] += bool(getattr(option, "use", ()) or getattr(option, "as_guard", False))
+            rules.apply(s, move)
+            k += 1
+    for what in ("W-PRG-L1-5", "W-PRG-L1-6", "W-PRG-L2-5", "W-PRG-L2-6", "W-PRG-L3-6", "wild", "phantom",
+                 "source2", "ritual_steps", "as_guard", "ojibwa", "listed_MaskCeremony", "listed_Ritual", "listed_Transfer"):
+        assert used[what] > 0, (what, used)
+
+
+def test_legal_moves_for_the_tracker_leave_the_triggered_variants_out():
+    """samples=0 (the tracker's call) lists no progress-tile variants; triggered=True adds them."""
+    s = new_game(NAMES[:2], seed=1)
+    open_action(s, 0, "ritual")
+    tile = next(t.id for t in ED.progress.values() if t.rule == "W-PRG-L3-3")
+    s.players[0].progress.append(tile)
+    assert not any(m.use for m in legal_moves(s, samples=0) if isinstance(m, M.Ritual))
+    assert any(m.use == (tile,) for m in legal_moves(s, samples=0, triggered=True) if isinstance(m, M.Ritual))
+
+
+def test_random_mask_ceremony_recalls_one_card_and_plays_on_an_occupied_space():
+    """W-PRG-L2-5 (002 option: one played card back), W-PRG-L1-6 (occupied space), with every mask tile flipped."""
+    from assistant.wendake.generate import random_mask_ceremony
+
+    hits = Counter()
+    for seed in range(40):
+        s = new_game(NAMES[:2], seed=seed, options=Options(recall_one_card=True))
+        open_action(s, 0, "mask")
+        me = s.players[0]
+        for rule in ("W-PRG-L2-5", "W-PRG-L1-6", "W-PRG-L1-5"):
+            me.progress.append(next(t.id for t in ED.progress.values() if t.rule == rule))
+        me.played, me.hand = me.hand[:2], me.hand[2:]
+        me.mask_space = list(ED.mask_spaces)[1]  # the two cheapest spaces are taken (by me and by the other player)
+        s.players[1].mask_space = list(ED.mask_spaces)[0]
+        move = random_mask_ceremony(s, 0, random.Random(seed), ED, use_prob=1.0)
+        assert rules.check(s, move) == [], move
+        hits["recall"] += move.recall in me.played
+        hits["occupied"] += move.space is not None and s.mask_space_holder(move.space) is not None
+        rules.apply(s, move)
+    assert hits["recall"] > 0 and hits["occupied"] > 0, hits

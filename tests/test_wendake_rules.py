@@ -9,7 +9,7 @@ import pytest
 from assistant.wendake import rules
 from assistant.wendake.state import Options
 from wendake_helpers import (
-    PAUL, RINGO, M, add_canoes, cards_of, clean_card, game, give_turn, hide, home, infected_card,
+    ED, PAUL, RINGO, M, add_canoes, cards_of, clean_card, game, give_turn, hide, home, infected_card,
     on_deck, open_action, pa_index, play, put_guard, put_pa, rules_of,
 )
 
@@ -439,3 +439,47 @@ def test_deck_runs_out_and_the_discard_is_reshuffled():
     from test_wendake_properties import assert_invariants
 
     assert_invariants(s)
+
+
+# ---- W-XFER-4: move, transfer, move again ------------------------------------------------------------------------
+def _move_then_transfer(s):
+    """Ringo's Move 3 puts a warrior as an outpost in T01 with 2 steps left over, then transfers it Home."""
+    open_action(s, RINGO, "move", n=3)
+    play(s, M.Move((M.Step("H1", "T01", "outpost", pa=0),)))
+    play(s, M.Transfer("T01", 0, replace=False))
+    assert home(s, RINGO).guards[RINGO] == 5
+
+
+def test_w_xfer_4_no_move_again_in_the_same_action_after_a_transfer():
+    """W-XFER-4, W-MOV-7: the Move's leftover steps are not usable after the transfer."""
+    s = game(2)
+    _move_then_transfer(s)
+    v = rules.check(s, M.Move((M.Step("H1", "T01", "guard"),)))
+    assert rules_of(v) == ["W-XFER-4"] and "steps left over" in v[0].message
+
+
+def test_w_xfer_4_allows_moving_again_in_another_action():
+    """W-XFER-4: across different actions of the same turn (a second Move action, a progress tile's move) it is allowed."""
+    s = game(2)
+    _move_then_transfer(s)
+    s.turn.pending.append(s.turn.pending[0].__class__("move", 1, "tile"))  # a second Move action on the tile
+    assert rules.check(s, M.Move((M.Step("H1", "T01", "guard"),))) == []
+    s2 = game(2)
+    tile = next(t.id for t in ED.progress.values() if t.rule == "W-PRG-L1-1")
+    for row in s2.progress_rows.values():
+        if tile in row:
+            row.remove(tile)
+    s2.players[RINGO].progress.append(tile)
+    _move_then_transfer(s2)
+    play(s2, M.UseProgress(tile, steps=(M.Step("H1", "T01", "guard"),)))  # the progress tile's move
+    assert s2.territories["T01"].guards[RINGO] == 1
+
+
+def test_w_xfer_4_record_survives_json():
+    from assistant.wendake.state import State
+
+    s = game(2)
+    _move_then_transfer(s)
+    assert s.turn.done == ["move", "transfer"]
+    back = State.from_json(s.to_json())
+    assert rules_of(rules.check(back, M.Move((M.Step("H1", "T01", "guard"),)))) == ["W-XFER-4"]

@@ -209,3 +209,48 @@ def test_cli_plays_a_whole_solo_game():
     out = subprocess.run([sys.executable, "-m", "assistant.cli", "wendake", "solo", "--seed", "5"], capture_output=True, text=True, check=True).stdout
     assert "Put " in out or "put " in out
     assert "Year 7" in out and "against the Ghost's" in out
+
+
+def test_check_observed_compares_score_disks_mask_disks_and_ghost_disks():
+    """W-SOLO-10 (3) and (1): a missed score step or progress climb shows in check_observed."""
+    s = solo()
+    ghost_turn(s, {"kind": "climb"})  # put the Ghost on turn with a year card
+    s.solo.progress_level = 1
+    s.turn = rules.Turn(1)
+    ins = ghost.instruction(s, ED)
+    expected = ins["expected"]
+    assert ghost.check_observed(s, expected, ED) == []
+    wrong = expected.copy()
+    track = s.solo.score_tracks[0]
+    wrong.players[1].tracks[track] += 1  # the Ghost's score disk one space too far
+    wrong.players[0].mask_space = "S9"
+    wrong.solo.progress_level = 3
+    out = ghost.check_observed(s, wrong, ED)
+    assert any(f"{track} score disk" in line for line in out)
+    assert any("mask disk" in line and "S9" in line for line in out)
+    assert any("price tokens" in line for line in out)  # expected level 1 or 2 (a climb), never 3
+
+
+def test_scoring_results_handles_the_solo_game():
+    """W-SOLO-12 through scoring.results: the player's total with objectives, the Ghost's 2 disks, a tie is a loss."""
+    from assistant.wendake.scoring import results
+
+    s = solo()
+    s.solo.cards = ["A", "C", "E"]
+    r = results(s)
+    mine = ghost.result(s, ED)
+    me, gh = r["players"]
+    assert me["total"] == mine["total"] and gh["total"] == mine["ghost_total"] and gh["ghost"]
+    assert gh["total"] == sum(s.players[1].tracks[t] for t in s.solo.score_tracks)
+    assert r["winner"] == "Ghost" and r["ranking"] == ["Ghost", "You"] and r["solo"]["win"] is False
+    # make it a tie: the player's pairs come to exactly the Ghost's total
+    for t in s.players[0].tracks:
+        s.players[0].tracks[t] = 0
+    s.players[0].swap_tokens = 0
+    need = gh["total"] - results(s)["players"][0]["total"]
+    s.players[0].swap_tokens = need
+    r = results(s)
+    assert r["players"][0]["total"] == r["players"][1]["total"] and r["winner"] == "Ghost" and "W-SOLO-12" in r["tie_break"]
+    s.players[0].swap_tokens = need + 1
+    assert results(s)["winner"] == "You" and results(s)["solo"]["win"]
+    assert results(s, include_turtles=False)["players"][0]["total"] == need + 1 + results(s)["players"][0]["objective_points"]

@@ -12,7 +12,15 @@ View model (``snapshot``)::
      "alerts": [{"rule", "message", "fix", "kind", "candidates": [{"index", "text"}]}],
      "log": [{"index", "text", "player", "year", "changes": {track: +n}, "kind"}],
      "results": None | {"players": [...per-player score_player breakdown + name], "winner", "tie_break", "ranking"},
-     "score_by_year": {name: [score after year 1, 2, ...]}, "raw": <the session's own snapshot>}
+     "score_by_year": {name: [score after year 1, 2, ...]}, "raw": <the session's own snapshot>,
+     "options": [{"option", "rule", "value", "default", "changed", "when_true"}],   # state.options_in_force
+     "options_changed": n,
+     "ghost": None | {"text", "awaiting_card", "card_unread", "difficulty", "cards", "year_card", "score_tracks",
+                      "total", "placeholder", "next_slot", "choices": [{"id", "label"}]}}   # solo games only
+
+``options`` and ``ghost`` come from the engine State the session holds (``engine_state``: the session's
+``state`` property, else ``session.tracker.state``); a session without one (the NoGame page, test doubles)
+shows neither. ``ghost_card(session, card)`` enters the Ghost's revealed mask card as a correction move.
 """
 
 from __future__ import annotations
@@ -263,7 +271,79 @@ def snapshot(session) -> dict:
         "results": results,
         "score_by_year": {str(k): [int(v) for v in vs] for k, vs in by_year.items()},
         "raw": raw,
+        **engine_extras(session),
     }
+
+
+# ---- from the engine state: game options and the solo Ghost ----------------------------------------------------
+def engine_state(session):
+    """The engine State of the game in progress, or None. ``GameSession.state`` is ``tracker.state``."""
+    st = getattr(session, "state", None)
+    if st is None:
+        st = getattr(getattr(session, "tracker", None), "state", None)
+    return st if hasattr(st, "options") and hasattr(st, "players") and hasattr(st, "solo") else None
+
+
+def engine_extras(session) -> dict:
+    """The view model's ``options`` (every game option in force, spec section 20) and ``ghost`` (solo only)."""
+    st = engine_state(session)
+    if st is None:
+        return {"options": [], "options_changed": 0, "ghost": None}
+    from assistant.wendake.state import options_in_force
+
+    options = options_in_force(st.options)
+    return {"options": options, "options_changed": sum(o["changed"] for o in options),
+            "ghost": ghost_view(st) if st.solo is not None else None}
+
+
+def ghost_view(st) -> dict:
+    """What the tablet shows in a solo game: the Ghost's next instruction (``ghost.instruction``, W-SOLO-8..11)
+    and, while the year's Ghost mask card is awaited, the cards it can be (for the tap form)."""
+    from assistant.wendake import ghost
+    from assistant.wendake.edition import load_edition
+    from assistant.wendake.generate import unaccounted_cards
+
+    ed = load_edition()
+    solo = st.solo
+    awaiting = st.phase == "actions" and solo.awaiting_card
+    top = st.mask_deck[-1] if st.mask_deck else None
+    unread = awaiting and top is None
+    next_slot = next((i for i, u in enumerate(solo.under) if not u), None)
+    if st.phase == "over":
+        text = "The game is over."
+    elif unread:  # the engine cannot know the card: ask for it instead of guessing one
+        text = (f"Year {st.year}: reveal the top mask card of the deck for the Ghost and put it under Ghost card "
+                f"{(next_slot or 0) + 1} ({solo.cards[next_slot or 0]}). If the camera cannot read it, tap it below.")
+    else:
+        text = ghost.instruction(st, ed)["text"]
+    choices = []
+    if awaiting:
+        ids = [top] if top is not None else sorted(unaccounted_cards(st, ed))
+        for cid in ids:
+            c = ed.mask_cards[cid]
+            flag = ghost.FLAG_OF_OVAL.get(c.oval, "?")
+            choices.append({"id": cid, "label": f"{cid}: {c.mask}, {c.oval} oval ({flag} flag), line {c.ghost_line}"})
+    g = st.players[solo.ghost]
+    return {"text": text, "awaiting_card": awaiting, "card_unread": unread, "difficulty": solo.difficulty,
+            "cards": list(solo.cards), "year_card": solo.year_card, "score_tracks": list(solo.score_tracks),
+            "total": sum(g.tracks[t] for t in solo.score_tracks), "placeholder": bool(ed.ghost_placeholder),
+            "next_slot": next_slot, "choices": choices}
+
+
+def ghost_card(session, card) -> object:
+    """Enter the Ghost's revealed mask card (W-SOLO-8) from a tap on the tablet, as a correction move."""
+    from assistant.errors import UserError
+    from assistant.wendake.edition import load_edition
+
+    st = engine_state(session)
+    if st is None or st.solo is None:
+        raise UserError("this is not a solo game: only the solo Ghost has a mask card to enter (W-SOLO-8).")
+    if not (st.phase == "actions" and st.solo.awaiting_card):
+        raise UserError("the Ghost's mask card for this year is already known; it is revealed once, at the start of "
+                        "the year (W-SOLO-8). Use undo if the wrong card was entered.")
+    if not isinstance(card, str) or card not in load_edition().mask_cards:
+        raise UserError(f"{card!r} is not a mask card; tap one of the cards listed.")
+    return session.correct([{"type": "ghost_card", "card": card}])
 
 
 class NoGame:

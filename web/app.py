@@ -5,8 +5,8 @@ final results, ``/setup`` setup wizard, ``/trace`` layout tracer. Live data: ``/
 ``/api/snapshot`` (the view model as JSON), ``/board.jpg`` (the latest annotated board image).
 
 Changing anything is a POST that needs the PIN (``/api/unlock``) and the CSRF token (header ``X-CSRF-Token``):
-``/api/undo``, ``/api/correct``, ``/api/confirm`` here, the setup and tracer APIs in web.setup_routes and
-web.trace_routes.
+``/api/undo``, ``/api/correct``, ``/api/confirm``, ``/api/ghost_card`` (solo: the Ghost's revealed mask card)
+here, the setup and tracer APIs in web.setup_routes and web.trace_routes.
 
 Config keys (``create_app(session, config)``):
   PIN_FILE       where the hashed PIN and session secret live (required; web.security)
@@ -213,6 +213,12 @@ def create_app(session, config: dict | None = None) -> Flask:
         if isinstance(index, bool) or not isinstance(index, int) or index < 0:
             raise UserError("'index' must be the number (0, 1, ...) of the move to confirm.")
         adapter.confirm(tw.session, index)
+        return jsonify(ok=True)
+
+    # ---- solo: the Ghost's mask card from a tap (W-SOLO-8) -------------------------------------------------------
+    @app.post("/api/ghost_card")
+    def api_ghost_card():
+        adapter.ghost_card(tw.session, _json_body().get("card"))
         return jsonify(ok=True)
 
     from web import setup_routes, trace_routes

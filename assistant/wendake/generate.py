@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from itertools import combinations_with_replacement
+from itertools import combinations_with_replacement, permutations
 
 from assistant.wendake import moves as M
 from assistant.wendake import rules
@@ -22,9 +22,15 @@ from assistant.wendake.edition import Edition, load_edition
 from assistant.wendake.state import ANIMALS, NATIVES, PA_NATIVE, RESOURCES, TRACKS, VEGETABLES, State, slot_of
 
 
-def legal_moves(state: State, rng: random.Random | None = None, samples: int = 6, edition: Edition | None = None) -> list:
+def legal_moves(state: State, rng: random.Random | None = None, samples: int = 6, edition: Edition | None = None,
+                triggered: bool | None = None) -> list:
+    """The legal moves now. ``triggered`` adds the variants that use progress tiles' triggered abilities
+    (alliances, Ritual and Mask tiles, Transfer as guard; W-PRG-3); by default they come with sampling
+    (``samples > 0``). The tracker asks with ``samples=0`` and builds those variants from what the camera sees."""
     ed = edition or load_edition()
     rng = rng or random.Random(0)
+    if triggered is None:
+        triggered = samples > 0
     if state.phase == "over":
         return []
     if state.solo is not None:
@@ -38,6 +44,8 @@ def legal_moves(state: State, rng: random.Random | None = None, samples: int = 6
     player = state.players[p]
     turn = state.turn
     out = _free_moves(state, p)
+    if triggered:
+        out += _transfers_as_guard(state, p, ed)
     for _ in range(samples):
         use = random_use_progress(state, p, rng, ed)
         if use is not None and use not in out:
@@ -58,7 +66,209 @@ def legal_moves(state: State, rng: random.Random | None = None, samples: int = 6
             continue
         seen.add(a.kind)
         out += _action_moves(state, p, a, rng, samples, ed)
+        if triggered:
+            out += _triggered_variants(state, p, a, rng, samples, ed)
     return out
+
+
+def _face_up(state: State, p: int, rule_ids, ed: Edition) -> dict[str, str]:
+    """p's face-up tiles (W-PRG-3) whose ability is one of ``rule_ids``: rule ID -> tile (the first copy)."""
+    from assistant.wendake import progress
+    player = state.players[p]
+    out = {}
+    for t in dict.fromkeys(player.progress):
+        rule = progress.rule_of(ed, t)
+        if rule in rule_ids and rule not in out and progress.available(player, t):
+            out[rule] = t
+    return out
+
+
+def _use_sets(tiles: list[str]) -> list[tuple]:
+    """Each tile alone, then all of them together (the subsets worth listing)."""
+    sets = [(t,) for t in tiles]
+    if len(tiles) > 1:
+        sets.append(tuple(tiles))
+    return sets
+
+
+def _transfers_as_guard(state: State, p: int, ed: Edition) -> list:
+    """W-PRG-L2-2 / W-XFER-5: each outpost stood up as a guard in its own territory."""
+    from assistant.wendake import progress
+    if progress.TRANSFER_AS_GUARD not in _face_up(state, p, {progress.TRANSFER_AS_GUARD}, ed):
+        return []
+    return [M.Transfer(tid, i, replace=r, as_guard=True) for tid, t in state.territories.items()
+            for i, pa in enumerate(t.pas) if pa.owner == p and pa.native == "warrior"
+            for r in ((False, True) if state.home_counts(p)[PA_NATIVE[pa.kind]] > 0 else (False,))]
+
+
+def _triggered_variants(state: State, p: int, action, rng, samples: int, ed: Edition) -> list:
+    """The action's moves that flip the player's triggered-ability tiles (W-PRG-3, spec W-PRG-L1..L3)."""
+    from assistant.wendake import progress
+    kind = action.kind
+    if kind == "military":
+        tiles = list(_face_up(state, p, progress.TRIGGERED["military"], ed).values())
+        if not tiles:
+            return []
+        options = [[None] + _eligible_turtles(state, p, cat, ed) for cat in ("women", "hunters", "canoes")]
+        return [M.Military(tuple(t for t in combo if t), use) for combo in _product(options) for use in _use_sets(tiles)]
+    if kind == "ritual":
+        have = _face_up(state, p, progress.TRIGGERED["ritual"], ed)
+        out = []
+        for use in _use_sets(list(have.values())):
+            rules_used = {progress.rule_of(ed, t) for t in use}
+            lh = state.players[p].long_house
+            total = sum(lh.values())
+            sizes = {min(2, total), min(3, total)} if "W-PRG-L3-3" in rules_used else {min(2, total)}
+            for size in sorted(sizes):
+                for c in sorted({tuple(sorted(c)) for c in combinations_with_replacement(NATIVES, size)
+                                 if all(Counter(c)[k] <= lh[k] for k in NATIVES)}):
+                    out.append(M.Ritual(c, use))
+                    if "W-PRG-L1-4" in rules_used:  # Ritual bonus: then 1 warrior 1 step
+                        for _ in range(samples):
+                            steps = ritual_bonus_steps(state, p, c, rng, ed)
+                            if steps:
+                                out.append(M.Ritual(c, use, steps))
+        return list(dict.fromkeys(out))
+    if kind == "mask":
+        if not _face_up(state, p, progress.TRIGGERED["mask"], ed):
+            return []
+        found = []
+        for _ in range(samples):
+            move = random_mask_ceremony(state, p, rng, ed, use_prob=0.8)
+            if move is not None and move.use and move not in found:
+                found.append(move)
+        return found
+    return []
+
+
+def ritual_bonus_steps(state: State, p: int, natives, rng, ed: Edition) -> tuple:
+    """W-PRG-L1-4: one random step of 1 warrior after the Ritual has brought ``natives`` home."""
+    trial = state.copy()
+    for kind in natives:
+        rules._return_home(trial, p, kind)
+    return random_move_action(trial, p, 1, rng, ed).steps[:1]
+
+
+def _select_cards(pattern, typed, must=()):
+    """Cards (ids from ``typed`` = [(id, mask type)]) that make up a space's pattern and include every id in
+    ``must``; None when there are none. Each pattern group takes cards of one type, groups of different types."""
+    by_type: dict[str, list[str]] = {}
+    for cid, kind in typed:
+        by_type.setdefault(kind, []).append(cid)
+    kinds = sorted(by_type, key=lambda k: (-len(by_type[k]), k))
+    for perm in permutations(kinds, len(pattern)):
+        chosen = []
+        for need, kind in zip(pattern, perm):
+            ids = sorted(by_type[kind], key=lambda c: c not in must)
+            if len(ids) < need:
+                break
+            chosen += ids[:need]
+        else:
+            if all(m in chosen for m in must):
+                return chosen
+    return None
+
+
+def _sim_draw(state: State, piles, source: str, ed: Edition, rng, drawn: list):
+    """Draw from ``source`` of the scratch piles: (card, value the move names). A face-down unknown card is one
+    of the cards whose place is not known, other than those drawn already in this move."""
+    pile = piles.mask_deck if source == "deck" else piles.mask_discard
+    top = pile[-1] if pile else None
+    if top is not None:
+        card, given = top, None
+    else:
+        pool = [c for c in unaccounted_cards(state, ed) if c not in drawn]
+        card = given = rng.choice(pool) if pool else None
+    rules._mask_draw(piles, source, given, None)
+    return card, given
+
+
+PHANTOM = "<phantom>"  # the imagined card of the Phantom tile (W-PRG-L3-6) while cards are chosen
+
+
+def random_mask_ceremony(state: State, p: int, rng, ed: Edition, use_prob: float = 0.7):
+    """A legal Mask Ceremony (W-ACT-9) that flips each of p's face-up Mask tiles with probability ``use_prob``:
+    Recall (L2-5) first, Draw two and discard (L1-5), an occupied space (L1-6), a Wild card (L2-6), a Phantom
+    card (L3-6), +1 mask point (L3-5). None when there is nothing to draw."""
+    from assistant.wendake import progress
+    player = state.players[p]
+    have = _face_up(state, p, progress.TRIGGERED["mask"], ed)
+    uses = {r: t for r, t in have.items() if rng.random() < use_prob}
+    hand = [c for c in player.hand if c is not None]
+    recall = None
+    if "W-PRG-L2-5" in uses:
+        played = [c for c in player.played if c is not None]
+        if state.options.recall_one_card:
+            recall = rng.choice(played) if played else None
+            hand += [recall] if recall else []
+        else:
+            hand += played
+    piles = rules._Piles(state)
+    drawn: list = []
+    sources = [src for src, pile in (("deck", piles.mask_deck), ("discard", piles.mask_discard)) if pile]
+    if not sources:
+        return None
+    source = rng.choice(sources)
+    card, given = _sim_draw(state, piles, source, ed, rng, drawn)
+    drawn.append(card)
+    source2 = given2 = discard = None
+    if "W-PRG-L1-5" in uses:
+        sources2 = [src for src, pile in (("deck", piles.mask_deck), ("discard", piles.mask_discard)) if pile]
+        if sources2:
+            source2 = rng.choice(sources2)
+            card2, given2 = _sim_draw(state, piles, source2, ed, rng, drawn)
+            drawn.append(card2)
+        else:
+            del uses["W-PRG-L1-5"]
+    hand += [c for c in drawn if c is not None]
+    if "W-PRG-L1-5" in uses:
+        known = [c for c in hand]
+        if not known:
+            del uses["W-PRG-L1-5"]
+            source2 = given2 = None
+        else:
+            discard = rng.choice(known)
+            hand.remove(discard)
+    occupied = "W-PRG-L1-6" in uses
+    spaces = [sp for sp in ed.mask_spaces.values() if occupied or state.mask_space_holder(sp.id) is None]
+    rng.shuffle(spaces)
+    if occupied:  # try the occupied spaces first: that is what the tile is for
+        spaces.sort(key=lambda sp: state.mask_space_holder(sp.id) is None)
+    kinds = sorted({c.mask for c in ed.mask_cards.values()})
+    space = cards = wild = wild_as = phantom = None
+    if rng.random() < 0.85:
+        for sp in spaces:
+            attempts = []
+            if "W-PRG-L2-6" in uses or "W-PRG-L3-6" in uses:
+                for _ in range(6):
+                    typed = [(c, ed.mask_cards[c].mask) for c in hand]
+                    must, w, wa, ph = [], None, None, None
+                    if "W-PRG-L2-6" in uses and hand:
+                        w, wa = rng.choice(hand), rng.choice(kinds)
+                        typed = [(c, wa if c == w else k) for c, k in typed]
+                        must.append(w)
+                    if "W-PRG-L3-6" in uses:
+                        ph = rng.choice(kinds)
+                        typed.append((PHANTOM, ph))
+                        must.append(PHANTOM)
+                    attempts.append((typed, must, w, wa, ph))
+            attempts.append(([(c, ed.mask_cards[c].mask) for c in hand], [], None, None, None))
+            for typed, must, w, wa, ph in attempts:
+                chosen = _select_cards(sp.pattern, typed, must)
+                if chosen is not None:
+                    space, wild, wild_as, phantom = sp.id, w, wa, ph
+                    cards = tuple(c for c in chosen if c != PHANTOM)
+                    break
+            if space is not None:
+                break
+    if space is None or wild is None:
+        uses.pop("W-PRG-L2-6", None)
+    if space is None or phantom is None:
+        uses.pop("W-PRG-L3-6", None)
+    if space is None or state.mask_space_holder(space) is None:
+        uses.pop("W-PRG-L1-6", None)
+    return M.MaskCeremony(source, given, space, cards or (), None, tuple(uses.values()), source2, given2, None, discard,
+                          recall, wild, wild_as, phantom)
 
 
 def _free_moves(state: State, p: int) -> list:
@@ -357,7 +567,8 @@ def random_move(state: State, rng: random.Random, edition: Edition | None = None
             return use
     if turn.placed is None:
         if rng.random() < 0.15:
-            free = [m for m in _free_moves(state, p) if isinstance(m, M.Transfer) and m.replace]
+            free = [m for m in _free_moves(state, p) + _transfers_as_guard(state, p, ed)
+                    if isinstance(m, M.Transfer) and (m.replace or m.as_guard)]
             if free:
                 return rng.choice(free)
         slots = rules.legal_activation_slots(player)
@@ -392,16 +603,14 @@ def _random_action(state: State, p: int, action, rng, ed: Edition):
                 claims.append(rng.choice(eligible))
         return M.Military(tuple(claims), _triggered(state, p, "military", rng, ed))
     if kind == "mask":
+        from assistant.wendake import progress
+        if _face_up(state, p, progress.TRIGGERED["mask"], ed):
+            return random_mask_ceremony(state, p, rng, ed)
         options = _mask_moves(state, p, ed)
         playing = [m for m in options if m.space]
         if playing and rng.random() < 0.8:
-            move = max(playing, key=lambda m: ed.mask_spaces[m.space].points)
-        else:
-            move = rng.choice(options) if options else None
-        use = _triggered(state, p, "mask", rng, ed, only={"W-PRG-L3-5"})
-        if move is not None and use:
-            move = M.MaskCeremony(move.source, move.card, move.space, move.cards, move.flip, use)
-        return move
+            return max(playing, key=lambda m: ed.mask_spaces[m.space].points)
+        return rng.choice(options) if options else None
     if kind == "ritual":
         options = _action_moves(state, p, action, rng, 1, ed)
         if not options:
@@ -415,7 +624,10 @@ def _random_action(state: State, p: int, action, rng, ed: Edition):
             spare = [k for k in NATIVES if left[k] > 0]
             if spare:
                 natives = natives + (rng.choice(spare),)
-        return M.Ritual(natives, use)
+        steps = ()
+        if any(progress.rule_of(ed, t) == "W-PRG-L1-4" for t in use) and rng.random() < 0.7:
+            steps = ritual_bonus_steps(state, p, natives, rng, ed)  # W-PRG-L1-4: then 1 warrior 1 step
+        return M.Ritual(natives, use, steps)
     options = _action_moves(state, p, action, rng, 1, ed)
     return rng.choice(options) if options else None
 

@@ -339,7 +339,8 @@ def instruction(state: State, ed: Edition | None = None) -> dict:
 
 def check_observed(state: State, observed: State, ed: Edition | None = None) -> list[str]:
     """Differences between an observed state (after the player carried out the Ghost's instruction) and the
-    expected one: guards, productive areas, Long Houses, progress rows and the advanced display."""
+    expected one: guards, productive areas, Long Houses, score disks (every track), mask disks, progress rows,
+    the advanced display and, when the observed state carries them, the Ghost's own disks (W-SOLO-10, -11)."""
     ed = ed or load_edition()
     exp = instruction(state, ed)["expected"]
     if exp is None:
@@ -361,6 +362,22 @@ def check_observed(state: State, observed: State, ed: Edition | None = None) -> 
     for p, pl in enumerate(exp.players):
         if pl.long_house != observed.players[p].long_house:
             out.append(f"{pl.name}'s Long House should hold {pl.long_house}, {observed.players[p].long_house} seen.")
+    for p, pl in enumerate(exp.players):
+        seen = observed.players[p]
+        for track in TRACKS:
+            if pl.tracks[track] != seen.tracks[track]:
+                out.append(f"{pl.name}'s {track} score disk should be on {pl.tracks[track]}, {seen.tracks[track]} seen.")
+        if pl.mask_space != seen.mask_space:
+            out.append(f"{pl.name}'s mask disk should be on {pl.mask_space or 'the Restore Area'}, "
+                       f"{seen.mask_space or 'the Restore Area'} seen.")
+    if observed.solo is not None:
+        want, got = exp.solo, observed.solo
+        if want.progress_level != got.progress_level:
+            out.append(f"the Ghost's disk beside the price tokens should be at level {want.progress_level}, "
+                       f"level {got.progress_level} seen.")
+        if want.advanced_disk != got.advanced_disk:
+            out.append(f"the Ghost's advanced-tile disk should be under display tile {want.advanced_disk + 1}, "
+                       f"under tile {got.advanced_disk + 1} seen.")
     if exp.progress_rows != observed.progress_rows:
         out.append(f"progress rows should be {exp.progress_rows}, {observed.progress_rows} seen.")
     if exp.display != observed.display:

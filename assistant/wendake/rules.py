@@ -395,6 +395,10 @@ def check(state: State, move, edition: Edition | None = None) -> list[Violation]
         if kind is None:
             return [Violation("W-RND-3", f"{type(move).__name__} is not a Wendake move.")]
         index = _pending_index(turn, kind)
+        if index is None and kind == "move" and moved_then_transferred(turn):
+            return [Violation("W-XFER-4", "your Move action is over: in one action a warrior may not move, be transferred and "
+                              "then move again, even with steps left over (W-MOV-7: a Move's steps are one action).",
+                              "Move again only with another Move action of this turn or a progress tile's move.")]
         if index is None:
             open_kinds = [a.kind for a in turn.pending[turn.cursor:]] if turn.placed == "tile" else []
             where = "no tile has been activated this turn" if turn.placed != "tile" else (
@@ -402,6 +406,13 @@ def check(state: State, move, edition: Edition | None = None) -> list[Violation]
             return [Violation("W-TURN-1", f"{kind} cannot be performed: {where}. Actions come only from the activated tile, top to bottom, each once.")]
         CHECKERS[kind](state, p, move, turn.pending[index], v, ed)
     return v
+
+
+def moved_then_transferred(turn: Turn | None) -> bool:
+    """W-XFER-4: this turn resolved a Move action and then made a transfer."""
+    if turn is None or "transfer" not in turn.done or "move" not in turn.done:
+        return False
+    return turn.done.index("move") < len(turn.done) - 1 - turn.done[::-1].index("transfer")
 
 
 def _pending_index(turn: Turn | None, kind: str) -> int | None:
@@ -975,6 +986,8 @@ def apply(state: State, move, edition: Edition | None = None, validate: bool = T
         from assistant.wendake import progress
         progress.apply_use_progress(state, p, move, ed)
     elif isinstance(move, M.Transfer):
+        if turn is not None:
+            turn.done.append("transfer")  # W-XFER-4
         t = state.territories[move.territory]
         pa = t.pas[move.pa]
         home = state.territories[player.home]
@@ -1011,6 +1024,7 @@ def apply(state: State, move, edition: Edition | None = None, validate: bool = T
             turn.pending.pop(index)
         else:
             turn.cursor = index + 1
+        turn.done.append(kind)
         APPLIERS[kind](state, p, move, ed)
     return state
 

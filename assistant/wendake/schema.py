@@ -58,6 +58,8 @@ STATE_SCHEMA = {
             "cursor": _INT,
             "free_order": {"type": "boolean"},
             "bonus": {"type": "boolean"},
+            "done": {"type": "array", "items": {"type": "string"},
+                     "description": "W-XFER-4: the action kinds resolved this turn and each 'transfer', in order"},
         }, required=["player", "placed", "slot", "pending", "cursor"])]},
         "pairs": {"type": "array", "minItems": 2, "maxItems": 2,
                   "items": {"type": "array", "items": {"enum": list(TRACKS)}, "minItems": 2, "maxItems": 2}},

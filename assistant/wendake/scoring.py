@@ -79,7 +79,9 @@ def results(state, include_turtles: bool = True, cap: int = 25) -> dict:
     """Each player's total if the game ended now (the final result once the game is over), and the leader.
 
     During play turtle values are secret (W-TUR-6); ``include_turtles=False`` leaves them out, as the
-    table sees it."""
+    table sees it. A solo game is scored by ``solo_results`` (W-SOLO-12)."""
+    if getattr(state, "solo", None) is not None:
+        return solo_results(state, include_turtles, cap)
     names = [p.name for p in state.players]
     positions = [state.turn_order.index(i) for i in range(state.n)]
     per = []
@@ -90,3 +92,43 @@ def results(state, include_turtles: bool = True, cap: int = 25) -> dict:
     order = rank(totals, positions)
     return {"final": state.phase == "over", "players": per, "ranking": [names[i] for i in order],
             "winner": names[order[0]], "tie_break": tie_break_note(names, totals, positions, order)}
+
+
+def solo_results(state, include_turtles: bool = True, cap: int = 25) -> dict:
+    """W-SOLO-12 in the shape of ``results``: the player's normal score plus the objectives met now (each worth
+    3/2/1 points by difficulty, W-SOLO-14), against the Ghost's total (the sum of its 2 score disks). The
+    player wins only with a strictly greater total: a tie is the Ghost's (``tie_break`` says so). ``solo`` holds
+    ``ghost.result``'s objectives and difficulty."""
+    from assistant.wendake import ghost
+    from assistant.wendake.edition import load_edition
+
+    ed = load_edition()
+    solo = state.solo
+    res = ghost.result(state, ed)
+    me_index = next(i for i in range(state.n) if i != solo.ghost)
+    me = state.players[me_index]
+    if include_turtles:
+        score = res["score"]
+    else:
+        score = score_player(me.tracks, [], state.pairs, me.swap_tokens, cap)
+    objective_points = sum(o["points"] for o in res["objectives"])
+    gp = state.players[solo.ghost]
+    ghost_entry = {
+        "name": gp.name, "total": res["ghost_total"], "ghost": True,
+        "tracks": {t: {"before_turtles": gp.tracks[t], "turtles": 0, "final": gp.tracks[t]} for t in TRACKS},
+        "pairs": [], "score_tracks": list(solo.score_tracks), "swap_tokens": 0, "turtle_choices": [], "unknown_turtles": 0,
+    }
+    mine = {"name": me.name, **score, "total": score["total"] + objective_points, "objective_points": objective_points,
+            "objectives": res["objectives"]}
+    per = [None] * state.n
+    per[me_index], per[solo.ghost] = mine, ghost_entry
+    win = mine["total"] > ghost_entry["total"]
+    winner, loser = (mine, ghost_entry) if win else (ghost_entry, mine)
+    note = None
+    if mine["total"] == ghost_entry["total"]:
+        note = f"{me.name} and the Ghost tie on {mine['total']}; a tie is a loss in the solo game (W-SOLO-12)."
+    return {"final": state.phase == "over", "players": per, "ranking": [winner["name"], loser["name"]],
+            "winner": winner["name"], "tie_break": note,
+            "solo": {"difficulty": res["difficulty"], "objectives": res["objectives"], "win": win,
+                     "total": mine["total"], "ghost_total": ghost_entry["total"],
+                     "placeholder_cards": res["placeholder_cards"]}}

@@ -139,10 +139,12 @@ class Turn:
     cursor: int = 0
     free_order: bool = False  # the L1 Ritual tile was flipped: open actions in any order (W-PRG-L1-3, W-TURN-2)
     bonus: bool = False  # Ojibwa's second placement in a row (W-TRB-4)
+    done: list[str] = field(default_factory=list)  # action kinds resolved and "transfer"s, in order (W-XFER-4)
 
     def copy(self) -> "Turn":
         return Turn(self.player, self.placed, self.slot,
-                    [PendingAction(p.kind, p.n, p.source) for p in self.pending], self.cursor, self.free_order, self.bonus)
+                    [PendingAction(p.kind, p.n, p.source) for p in self.pending], self.cursor, self.free_order, self.bonus,
+                    self.done[:])
 
 
 # Each game option: (field, rule ID, default, what True means). Defaults are the spec's (section 20).
@@ -335,6 +337,7 @@ class State:
                 "slot": None if self.turn.slot is None else list(slot_of(self.turn.slot)),
                 "pending": [{"kind": a.kind, "n": a.n, "source": a.source} for a in self.turn.pending],
                 "cursor": self.turn.cursor, "free_order": self.turn.free_order, "bonus": self.turn.bonus,
+                "done": self.turn.done,
             },
             "pairs": [list(p) for p in self.pairs],
             "options": self.options.to_json(),
@@ -371,7 +374,7 @@ class State:
             t = d["turn"]
             turn = Turn(t["player"], t["placed"], None if t["slot"] is None else slot_index(t["slot"]),
                         [PendingAction(a["kind"], a["n"], a["source"]) for a in t["pending"]], t["cursor"],
-                        t.get("free_order", False), t.get("bonus", False))
+                        t.get("free_order", False), t.get("bonus", False), list(t.get("done", [])))
         territories = {
             tid: Territory(tid, t["home_of"], list(t["guards"]),
                            [ProductiveArea(pa["kind"], pa.get("crop"), pa["owner"], pa["native"], pa["count"]) for pa in t["pas"]])

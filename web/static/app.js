@@ -136,6 +136,20 @@
     if (r.ok) { toast("Correction recorded."); cf.hidden = true; } else err.textContent = r.body.error || "The correction was refused.";
   });
 
+  // solo: enter the Ghost's revealed mask card from a tap (the form lives in the live scoreboard part)
+  document.addEventListener("submit", async (e) => {
+    const f = e.target.closest("[data-ghost-card-form]");
+    if (!f) return;
+    e.preventDefault();
+    const err = f.querySelector("[data-ghost-card-error]");
+    const card = f.elements.card.value;
+    if (err) err.textContent = "";
+    if (!card) { if (err) err.textContent = "Choose the card first."; return; }
+    const r = await post("/api/ghost_card", { card });
+    if (r.ok) toast("Ghost card " + card + " entered.");
+    else if (err) err.textContent = r.body.error || "The card was refused.";
+  });
+
   window.tw = { post, toast, askPin, csrf };
   connect();
 })();
