@@ -4,7 +4,7 @@ Owns a game's life: creating or resuming it from the event log, feeding observat
 (undo, "this is what happened", confirm a candidate), the tablet's JSON snapshot, and waiting for new events
 (Server-Sent Events). Every public method is thread-safe (one lock; ``events_since`` waits on a condition).
 
-    s = GameSession.create("games.sqlite", players=["Ann", "Bob"], seed=7)
+    s = GameSession.create("games.sqlite", players=["Ann", "Bob"], seed=7)   # tribes=[...], initial=State optional
     events = s.feed(observation)          # -> [tracker.Event, ...], also stored in the log
     s.snapshot()                          # -> dict, below
     s.undo(); s.correct([move_json, ...]); s.confirm(1)
@@ -73,7 +73,7 @@ from assistant.eventlog import EventLog
 from assistant.observation import Observation
 from assistant.tracker import (
     AlertCleared, Correction, Event, IllegalMove, MoveRecognized, NeedsConfirmation, ScoreMismatch, TableOutOfSync,
-    Tracker, event_from_json,
+    Tracker, apply_edit, conceal, event_from_json,
 )
 from assistant.wendake import moves as M
 from assistant.wendake import rules
@@ -105,20 +105,37 @@ class GameSession:
     # ---- creation ----------------------------------------------------------------------------------------------
     @classmethod
     def create(cls, db_path, players, colours=None, seed: int | None = None, pairs=None, turn_order=None,
-               options: dict | None = None, game_id: str | None = None, title: str | None = None, **tracker_options) -> "GameSession":
+               options: dict | None = None, game_id: str | None = None, title: str | None = None, tribes=None,
+               initial: State | None = None, known_piles: bool = False, **tracker_options) -> "GameSession":
+        """A new game. ``tribes``: a tribe id (or None) per player (W-TRB). ``initial``: start from this state
+        (a recorded game) instead of a new set-up. Unless ``known_piles``, the tracker starts with every hidden
+        thing unknown, as at a real table (``tracker.conceal``: mask deck, discard pile, hands, turtle values);
+        the set-up's random draws (``seed``) then only fix what is laid out face up."""
         from assistant.wendake.setup import PlayerSetup, new_game
 
-        names = list(players)
-        colours = list(colours) if colours else [None] * len(names)
-        if len(colours) != len(names):
-            raise UserError(f"{len(names)} players but {len(colours)} colours; give one colour per player.")
-        opts = Options.from_json(options) if options else Options()
-        state = new_game([PlayerSetup(n, c) for n, c in zip(names, colours)], seed=seed, pairs=pairs,
-                         turn_order=turn_order, options=opts)
+        if initial is not None:
+            state = initial.copy()
+            names = [p.name for p in state.players]
+        else:
+            names = list(players)
+            colours = list(colours) if colours else [None] * len(names)
+            if len(colours) != len(names):
+                raise UserError(f"{len(names)} players but {len(colours)} colours; give one colour per player.")
+            if tribes is not None and len(tribes) != len(names):
+                raise UserError(f"{len(names)} players but {len(tribes)} tribes; give one tribe (or null) per player.")
+            opts = Options.from_json(options) if options else Options()
+            try:
+                state = new_game([PlayerSetup(n, c) for n, c in zip(names, colours)], seed=seed, pairs=pairs,
+                                 turn_order=turn_order, options=opts, tribes=list(tribes) if tribes is not None else None)
+            except (ValueError, KeyError) as exc:
+                raise UserError(f"cannot set up this game: {exc}") from None
+        if not known_piles:
+            state = conceal(state)
         log = db_path if isinstance(db_path, EventLog) else EventLog(db_path)
         gid = game_id or _new_game_id()
         log.create_game(gid, "wendake", {"format": "tablewatch.game-setup/1", "players": names, "colours": [p.colour for p in state.players],
-                                         "seed": seed, "initial": state.to_json()}, title or " vs ".join(names))
+                                         "seed": seed, "tribes": [p.tribe for p in state.players], "known_piles": known_piles,
+                                         "initial": state.to_json()}, title or " vs ".join(names))
         return cls(log, gid, state, **tracker_options)
 
     @classmethod
@@ -150,18 +167,21 @@ class GameSession:
         if isinstance(ev, MoveRecognized):
             if replay:
                 moves = [M.move_from_json(m) for m in ev.moves]
+                for e in ev.edits:
+                    tr.edits.setdefault(len(tr.moves) + int(e["at"]), []).append(e["edit"])
                 tr.moves += moves
                 tr.groups.append(len(moves))
             self._move_seq += [seq] * len(ev.moves)
         elif isinstance(ev, Correction):
             if replay:
                 if ev.removed:
-                    k = len(ev.removed)
-                    tr.moves = tr.moves[:-k]
+                    tr.truncate(len(ev.removed))
                     if tr.groups:
                         tr.groups.pop()
                 if ev.added:
                     moves = [M.move_from_json(m) for m in ev.added]
+                    for e in ev.edits:
+                        tr.edits.setdefault(len(tr.moves) + int(e["at"]), []).append(e["edit"])
                     tr.moves += moves
                     tr.groups.append(len(moves))
             if ev.removed:
@@ -255,6 +275,8 @@ class GameSession:
         state = tr.initial.copy()
         entries, by_year = [], {}
         for i, m in enumerate(tr.moves):
+            for e in tr.edits.get(i, ()):
+                apply_edit(state, e, tr.ed)
             before = state.copy()
             rules.apply(state, m, tr.ed, validate=False)
             p = before.current

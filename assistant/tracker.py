@@ -14,8 +14,10 @@ How an observation is explained (see docs/tracker.md):
 2. A beam search over move sequences from the current state: at each node the legal moves
    (``generate.legal_moves`` with no samples) filtered to those that could explain a difference still open,
    plus Move candidates built from the map difference (a small step search), Trade candidates built from the
-   resource difference and Restore candidates taking the tile order read off the grid. Hidden outcomes (a drawn
-   mask card, a turtle tile) are left to the engine (``None`` parameters), as the engine does.
+   resource difference, Restore candidates taking the tile order read off the grid, mask plays and progress-tile
+   uses. Hidden things (mask cards, turtle values, which of two look-alike progress tiles was bought) stay
+   unknown (``conceal``) and are named only when a move needs them, by hidden-information edits
+   (``apply_edit``) stored with the moves; ``observable``/``move_log_equal`` say what a camera can tell of a move.
 3. The best node (lowest cost, then score cost, then fewest moves) is accepted when its cost is below
    ``accept_cost`` and no disagreeing reading is confident (``alert_confidence``): one low-confidence wrong
    reading does not raise an alert. A mid-turn observation is accepted as partial progress. When the best
@@ -40,12 +42,16 @@ from assistant.wendake import rules
 from assistant.wendake.describe import describe
 from assistant.wendake.edition import load_edition
 from assistant.wendake.generate import legal_moves, unaccounted_cards
-from assistant.wendake.state import RESOURCES, TRACKS, VEGETABLES, State, slot_of
+from assistant.wendake.progress import ALLIANCE, ANYTIME, DISCOUNT, MOVE_STEPS, TRIGGERED, discount_of
+from assistant.wendake.progress import available as progress_available
+from assistant.wendake.state import ANIMALS, NATIVES, RESOURCES, TRACKS, VEGETABLES, State, slot_of
 from assistant.wendake.view import (
-    SCORE_BOARDS, expected_readings, is_score_key, map_board, map_readings, score_colours, score_reading_agrees,
+    MASK_BOARD, SCORE_BOARDS, ceremony_region, expected_readings, is_score_key, map_board, map_readings, score_colours, score_reading_agrees,
     village_board,
 )
 
+SPEND = {"W-PRG-L1-10": (("leather", "fish"), 2), "W-PRG-L2-10": (("corn", "beans", "pumpkins"), 3),
+         "W-PRG-L3-10": (RESOURCES, 5)}  # resources for points: which, and how many at most
 SCORE_RULE = "W-SCR-6"  # where points come from: a score disk must show what the engine computed
 
 
@@ -72,6 +78,9 @@ class MoveRecognized(Event):
     year: int
     cost: float = 0.0  # confidence mass of the readings that disagreed (noise tolerated)
     ignored: list[str] = field(default_factory=list)  # reading keys that disagreed but were tolerated
+    # hidden-information edits made before some of these moves: {"at": index into ``moves``, "edit": {...}}
+    # (see ``apply_edit``); a resumed game replays them with the moves
+    edits: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -125,6 +134,7 @@ class Correction(Event):
     removed: list[dict]  # move JSON taken back
     added: list[dict]  # move JSON played
     message: str
+    edits: list[dict] = field(default_factory=list)  # hidden-information edits before the added moves (as MoveRecognized)
 
 
 EVENT_TYPES = {cls.__name__: cls for cls in (MoveRecognized, IllegalMove, NeedsConfirmation, ScoreMismatch,
@@ -134,6 +144,78 @@ EVENT_TYPES = {cls.__name__: cls for cls in (MoveRecognized, IllegalMove, NeedsC
 def event_from_json(d: dict) -> Event:
     cls = EVENT_TYPES[d["kind"]]
     return cls(**{k: v for k, v in d.items() if k != "kind"})
+
+
+# ---- hidden information ----------------------------------------------------------------------------------------
+def conceal(state: State) -> State:
+    """A copy of ``state`` as a real table's tracker knows it: the mask deck, the discard pile and every hand
+    are face-down unknown cards (None) and the turtle tiles' values are secret (W-TUR-6). The tracker names a
+    card only when a move needs it (a smallpox check, a play), from the cards whose place is unknown."""
+    st = state.copy()
+    st.mask_deck = [None] * len(st.mask_deck)
+    st.mask_discard = [None] * len(st.mask_discard)
+    for pl in st.players:
+        pl.hand = [None] * len(pl.hand)
+        pl.turtles = [{**t, "hidden": None} for t in pl.turtles]
+    st.turtle_stacks = {k: [None] * len(v) for k, v in st.turtle_stacks.items()}
+    return st
+
+
+def apply_edit(state: State, edit: dict, ed=None) -> None:
+    """Apply one hidden-information edit in place (ValueError when it does not fit the state). Edits change
+    only what the camera cannot see, and are stored with the moves they explain so a game replays exactly:
+
+    * ``{"op": "hands", "hands": [[card or None, ...] per player]}``: every hand relabelled (same sizes): the
+      cards a Mask Ceremony plays are named, the rest become unknown again;
+    * ``{"op": "swap_progress", "player": p, "give": Y, "take": X, "holder": "row" | q, "flag": f | None}``: p
+      owned X, not its twin Y (same level and category: the purchase looked the same), X was in the progress
+      row or q's; an Alliance tile comes with its flag ``f`` (q's goes back to the supply);
+    * ``{"op": "flag", "player": p, "flag": f}``: p's Alliance flag was ``f``, not the one assumed.
+    """
+    ed = ed or load_edition()
+    op = edit.get("op")
+    if op == "hands":
+        hands = edit["hands"]
+        if len(hands) != state.n or any(len(h) != len(pl.hand) for h, pl in zip(hands, state.players)):
+            raise ValueError("a hands edit must keep every hand's size")
+        for pl, h in zip(state.players, hands):
+            pl.hand = list(h)
+    elif op == "swap_progress":
+        p = state.players[edit["player"]]
+        give, take, holder = edit["give"], edit["take"], edit["holder"]
+        if not progress_available(p, give):
+            raise ValueError(f"{give} is not an unused tile of that player")
+        if holder == "row":
+            row = state.progress_rows.get(ed.progress[take].level, [])
+            if take not in row:
+                raise ValueError(f"{take} is not in its progress row")
+            row[row.index(take)] = give
+        else:
+            q = state.players[int(holder)]
+            if not progress_available(q, take):
+                raise ValueError(f"{take} is not an unused tile of player {holder}")
+            q.progress[q.progress.index(take)] = give
+            if q.flag is not None and not any(ed.progress[t].rule in ALLIANCE for t in q.progress):
+                state.flag_supply.append(q.flag)  # q's flag came with the Alliance tile q did not own
+                q.flag = None
+        p.progress[p.progress.index(give)] = take
+        if edit.get("flag") is not None:
+            _take_flag(state, p, edit["flag"])
+    elif op == "flag":  # the Alliance tile's flag (not read by the camera) was the other one
+        p = state.players[edit["player"]]
+        if p.flag is not None:
+            state.flag_supply.append(p.flag)
+            p.flag = None
+        _take_flag(state, p, edit["flag"])
+    else:
+        raise ValueError(f"unknown edit {op!r}")
+
+
+def _take_flag(state: State, player, flag: str) -> None:
+    if flag not in state.flag_supply:
+        raise ValueError(f"the {flag} flag is not in the supply")
+    state.flag_supply.remove(flag)
+    player.flag = flag
 
 
 # ---- search nodes ---------------------------------------------------------------------------------------------
@@ -146,9 +228,14 @@ class _Node:
     score_cost: float  # disagreement of the score readings
     worst: float  # the highest confidence among disagreeing non-score readings
     pref: int  # policy rank among moves that look alike (lower is preferred)
+    edits: tuple = ()  # (index into moves, edit dict): hidden-information edits made before that move
 
     def key(self):
-        return (round(self.cost, 6), round(self.score_cost, 6), len(self.moves), self.pref)
+        # printed actions still open count as given up: players nearly always do every action, even one whose
+        # effect does not show (a Military whose points hide under another disk)
+        t = self.state.turn
+        left = len(t.pending) - t.cursor if t is not None and t.placed == "tile" and not t.free_order else 0
+        return (round(self.cost, 6), round(self.score_cost, 6), self.pref + left, len(self.moves))
 
 
 class Tracker:
@@ -160,6 +247,7 @@ class Tracker:
         self.initial = state.copy()
         self.state = state.copy()
         self.moves: list = []
+        self.edits: dict[int, list[dict]] = {}  # move index -> hidden-information edits made before that move
         self.groups: list[int] = []  # sizes of the accepted move groups (undo takes back the last)
         self.beam, self.max_depth = beam, max_depth
         self.accept_cost, self.alert_confidence = accept_cost, alert_confidence
@@ -202,36 +290,103 @@ class Tracker:
         self.stats["search_s"] += time.perf_counter() - t0
         return events
 
-    def apply_moves(self, moves) -> None:
-        """Play moves (checked) and record them as one group, as a correction or a replayed log does."""
-        for m in moves:
+    def apply_moves(self, moves, edits=()) -> None:
+        """Play moves (checked) and record them as one group, as a correction or a replayed log does.
+        ``edits``: {"at": index into moves, "edit": {...}} hidden-information edits made before those moves."""
+        by_at: dict[int, list[dict]] = {}
+        for e in edits:
+            by_at.setdefault(int(e["at"]), []).append(e["edit"])
+        for i, m in enumerate(moves):
+            for e in by_at.get(i, ()):
+                apply_edit(self.state, e, self.ed)
+                self.edits.setdefault(len(self.moves), []).append(e)
             rules.apply(self.state, m, self.ed)
             self.moves.append(m)
         if moves:
             self.groups.append(len(moves))
 
+    def replay(self, upto: int | None = None) -> State:
+        """The state after the first ``upto`` accepted moves (all by default), edits included."""
+        state = self.initial.copy()
+        for i, m in enumerate(self.moves[:upto]):
+            for e in self.edits.get(i, ()):
+                apply_edit(state, e, self.ed)
+            rules.apply(state, m, self.ed, validate=False)
+        return state
+
+    def truncate(self, k: int) -> list:
+        """Drop the last ``k`` moves (and their edits); returns them. The caller rebuilds."""
+        if k <= 0:
+            return []
+        removed = self.moves[-k:]
+        self.moves = self.moves[:-k]
+        self.edits = {i: e for i, e in self.edits.items() if i < len(self.moves)}
+        return removed
+
     def undo(self) -> Correction:
         if not self.groups:
             return Correction("undo", [], [], "nothing to undo")
         k = self.groups.pop()
-        removed = self.moves[-k:]
-        self.moves = self.moves[:-k]
+        removed = self.truncate(k)
         self._rebuild()
         self.last_candidates = []
         return Correction("undo", [M.move_to_json(m) for m in removed], [], f"took back {k} move(s)")
 
     def correct(self, moves) -> list[Event]:
-        """"This is what happened": play ``moves`` (objects or JSON) from the current state; clears alerts."""
+        """"This is what happened": play ``moves`` (objects or JSON) from the current state; clears alerts.
+        Hidden things the moves name or leave out are fitted to what the tracker knows (``_fill_hidden``)."""
         moves = [m if not isinstance(m, dict) else M.move_from_json(m) for m in moves]
         scratch = self.state.copy()
+        played, edits = [], []
         for m in moves:
+            m, edit = self._fill_hidden(scratch, m)
+            if edit is not None:
+                apply_edit(scratch, edit, self.ed)
+                edits.append({"at": len(played), "edit": edit})
             v = rules.check(scratch, m, self.ed)
             if v:
                 raise rules.IllegalMoveError(v)
             rules.apply(scratch, m, self.ed, validate=False)
-        self.apply_moves(moves)
-        ev: list[Event] = [Correction("correct", [], [M.move_to_json(m) for m in moves], f"{len(moves)} move(s) entered by hand")]
+            played.append(m)
+        self.apply_moves(played, edits)
+        ev: list[Event] = [Correction("correct", [], [M.move_to_json(m) for m in played],
+                                      f"{len(played)} move(s) entered by hand", edits)]
         return ev + self._clear_alerts(None, "corrected by hand")
+
+    def _fill_hidden(self, st: State, move):
+        """(move, edit or None): a move entered by hand, fitted to unknown piles and hands. A smallpox check
+        left unnamed on an unknown deck names a clean card (infected when a victim is given); a mask play whose
+        cards the hidden hand does not name relabels the hands (and names an unknown drawn card)."""
+        if st.phase != "actions" or st.current is None:
+            return move, None
+        p = st.current
+        if isinstance(move, M.Trade) and move.smallpox_card is None and move.exchanges \
+                and rules.smallpox_draws(st, p, move, self.ed) and st.mask_deck and st.mask_deck[-1] is None:
+            pool = [c for c in unaccounted_cards(st, self.ed) if self.ed.mask_cards[c].infected == (move.victim is not None)]
+            if pool:
+                return M.Trade(move.exchanges, pool[0], move.victim, move.purchases, move.points, move.use,
+                               move.skip_smallpox), None
+        if isinstance(move, M.MaskCeremony) and move.cards and not move.use:
+            pl = st.players[p]
+            pile = st.mask_deck if move.source == "deck" else st.mask_discard
+            top = pile[-1] if pile else None
+            card = move.card
+            drawn = top if top is not None else card
+            have = Counter(c for c in pl.hand if c is not None)
+            if drawn is not None:
+                have[drawn] += 1
+            missing = list((Counter(move.cards) - have).elements())
+            if not missing:
+                return move, None
+            if drawn is None and len(missing) > pl.hand.count(None):
+                card = missing.pop(0)  # the unknown card drawn is one of those played
+            if len(missing) > pl.hand.count(None):
+                return move, None
+            hands = [list(q.hand) for q in st.players]
+            for c in missing:  # name unknown cards of p's hand; known cards stay as they are
+                hands[p][hands[p].index(None)] = c
+            return M.MaskCeremony(move.source, card, move.space, move.cards, move.flip), {"op": "hands", "hands": hands}
+        return move, None
 
     def confirm(self, index: int) -> list[Event]:
         """Choose candidate ``index`` of the last NeedsConfirmation (0 = the one accepted)."""
@@ -243,20 +398,18 @@ class Tracker:
         removed, added = [], []
         if index != 0 and self.moves[-k:] == list(accepted.moves):
             self.groups.pop()
-            removed = self.moves[-k:]
-            self.moves = self.moves[:-k]
+            removed = self.truncate(k)
             self._rebuild()
-            self.apply_moves(list(chosen.moves))
+            self.apply_moves(list(chosen.moves), [{"at": i, "edit": e} for i, e in chosen.edits])
             added = list(chosen.moves)
         self.last_candidates = []
         ev: list[Event] = [Correction("confirm", [M.move_to_json(m) for m in removed], [M.move_to_json(m) for m in added],
-                                      f"candidate {index} confirmed")]
+                                      f"candidate {index} confirmed",
+                                      [{"at": i, "edit": e} for i, e in chosen.edits] if added else [])]
         return ev + self._clear_alerts(("NeedsConfirmation",), "confirmed")
 
     def _rebuild(self) -> None:
-        self.state = self.initial.copy()
-        for m in self.moves:
-            rules.apply(self.state, m, self.ed, validate=False)
+        self.state = self.replay()
 
     # ---- alerts --------------------------------------------------------------------------------------------------
     def _alert(self, ev):
@@ -275,7 +428,7 @@ class Tracker:
         return out
 
     # ---- scoring a candidate -----------------------------------------------------------------------------------
-    def _node(self, state: State, moves: tuple, items, pref: int, exp=None) -> _Node:
+    def _node(self, state: State, moves: tuple, items, pref: int, exp=None, edits: tuple = ()) -> _Node:
         exp = expected_readings(state) if exp is None else exp
         cost = score_cost = worst = 0.0
         colours = None
@@ -290,7 +443,7 @@ class Tracker:
             elif exp[key] != value:
                 cost += conf
                 worst = max(worst, conf)
-        return _Node(state, moves, exp, cost, score_cost, worst, pref)
+        return _Node(state, moves, exp, cost, score_cost, worst, pref, edits)
 
     def _differing(self, node: _Node, items, min_conf: float = 0.0) -> list[tuple[str, object, float]]:
         return [(k, v, c) for k, v, c in items if k in node.exp and not is_score_key(k) and node.exp[k] != v and c >= min_conf]
@@ -304,13 +457,17 @@ class Tracker:
         for depth in range(self.max_depth):
             children = []
             for node in frontier:
-                for move, pref in self._candidates(node, items):
+                for move, pref, edit in self._candidates(node, items):
+                    pref += self._skipped(node.state, move)
                     st = node.state.copy()
                     try:
+                        if edit is not None:
+                            apply_edit(st, edit, self.ed)
                         rules.apply(st, move, self.ed)
-                    except rules.IllegalMoveError:
+                    except (rules.IllegalMoveError, ValueError):
                         continue
-                    child = self._node(st, node.moves + (move,), items, node.pref + pref)
+                    edits = node.edits if edit is None else node.edits + ((len(node.moves), edit),)
+                    child = self._node(st, node.moves + (move,), items, node.pref + pref, edits=edits)
                     sig = self._sig(child)
                     if sig in seen:
                         continue
@@ -320,16 +477,31 @@ class Tracker:
                 break
             children.sort(key=_Node.key)
             every += children
-            if found_perfect:
-                break
-            if any(c.cost == 0 and c.score_cost == 0 for c in children):
-                found_perfect = True  # finish nothing deeper: a longer sequence cannot be better
-                break
+            perfect = [c for c in children if c.cost == 0 and c.score_cost == 0]
+            if perfect or found_perfect:
+                # a longer sequence cannot explain more; go deeper only to do the actions still open
+                found_perfect = True
+                frontier = [c for c in perfect if c.state.turn is not None and c.state.turn.placed == "tile"
+                            and c.state.turn.cursor < len(c.state.turn.pending)][: self.beam]
+                if not frontier:
+                    break
+                continue
             # keep the best of each phase: the end of a year explains a lot at once and must not crowd out
             # the deeper sequences that finish the turn first
             frontier = []
             for phase in ("actions", "restore", "over"):
                 frontier += [c for c in children if c.state.phase == phase][: self.beam]
+            # and the best few of each point of the turn (who, what placed, which action is next): a move that
+            # explains little now (a Tan before a Trade) must not be crowded out by many that skip it
+            kept = {id(c) for c in frontier}
+            groups = Counter()
+            for c in children:
+                t = c.state.turn
+                g = (c.state.phase, c.state.current, None if t is None else (t.placed, t.cursor, len(t.pending)))
+                groups[g] += 1
+                if groups[g] <= 2 and id(c) not in kept:
+                    frontier.append(c)
+                    kept.add(id(c))
         self.stats["nodes"] += len(every)
         return every
 
@@ -337,16 +509,36 @@ class Tracker:
     def _sig(node: _Node):
         s = node.state
         t = s.turn
-        turn = None if t is None else (t.player, t.placed, t.slot, t.cursor, tuple((a.kind, a.n) for a in t.pending))
+        turn = None if t is None else (t.player, t.placed, t.slot, t.cursor, tuple((a.kind, a.n) for a in t.pending),
+                                       t.free_order)
         return (hash(tuple(node.exp.items())), s.phase, s.current, turn, tuple(tuple(p.tracks.values()) for p in s.players),
-                tuple(len(p.turtles) for p in s.players), tuple(len(p.hand) for p in s.players))
+                tuple(len(p.turtles) for p in s.players), tuple(len(p.hand) for p in s.players),
+                tuple((tuple(p.progress), tuple(p.progress_used), p.flag) for p in s.players))
+
+    @staticmethod
+    def _skipped(st: State, move) -> int:
+        """How many printed actions of the tile ``move`` gives up: players nearly always do every action, so
+        a sequence that skips one is preferred only when it explains the table better."""
+        t = st.turn
+        if t is None or t.placed != "tile" or t.free_order:
+            return 0
+        if isinstance(move, M.EndTurn):
+            return len(t.pending) - t.cursor
+        kind = M.KIND_OF_MOVE.get(type(move))
+        if kind is None:
+            return 0
+        idx = rules._pending_index(t, kind)
+        return 0 if idx is None else idx - t.cursor
 
     def _candidates(self, node: _Node, items):
-        """(move, preference) pairs worth trying from ``node``: legal moves that could explain an open
-        difference, plus moves built from the difference (Move, Trade, Restore)."""
+        """(move, preference, edit) triples worth trying from ``node``: legal moves that could explain an open
+        difference, plus moves built from the difference (Move, Trade, Restore, mask plays, progress-tile uses).
+        ``edit`` is None or a hidden-information edit made first (``apply_edit``)."""
         st = node.state
         if st.phase == "over":
             return []
+        if st.phase == "restore":
+            return [(m, pref, None) for m, pref in self._restore_candidates(st, items)]
         open_keys = {k for k, v, c in items if k in node.exp and node.exp[k] != v}
         present = {k for k, _, _ in items}
         p = st.current
@@ -365,57 +557,72 @@ class Tracker:
             v = by_key.get(key, "absent")
             return v == "absent" or (isinstance(v, tuple) and piece in dict(v))
 
-        if st.phase == "restore":
-            return self._restore_candidates(st, items)
         pending_kinds = []
         if st.turn.placed == "tile":
-            pending_kinds = [a.kind for a in st.turn.pending[st.turn.cursor:]]
+            pending_kinds = [a.kind for a in st.turn.pending] if st.turn.free_order else \
+                [a.kind for a in st.turn.pending[st.turn.cursor:]]
         exp = node.exp
+        military = []
         for m in legal_moves(st, samples=0, edition=self.ed):
             if isinstance(m, M.Activate):
                 if year_may_end or shows(f"{vb}/slot.{m.slot[0] * 3 + m.slot[1]}", f"action_marker:{colour}"):
-                    out.append((m, 0))
+                    out.append((m, 0, None))
             elif isinstance(m, M.ReserveTurnOrder):
                 if year_may_end or shows(f"wendake-mask/turn_order.{len(st.turn_order_track) + 1}", f"tribe_disk:{colour}"):
-                    out.append((m, 0))
+                    out.append((m, 0, None))
             elif isinstance(m, M.Swap):
                 ka, kb = (f"{vb}/slot.{x[0] * 3 + x[1]}#tile" for x in (m.a, m.b))
                 if (ka in present or kb in present) and by_key.get(ka, exp[kb]) == exp[kb] and by_key.get(kb, exp[ka]) == exp[ka]:
-                    out.append((m, 0))
+                    out.append((m, 0, None))
             elif isinstance(m, M.Transfer):
                 if maybe(f"{mp}/{m.territory}.pa{m.pa}"):
-                    out.append((m, 0))
+                    out.append((m, 0, None))
             elif isinstance(m, M.Canoe):
                 if maybe(f"{mp}/{m.lake}"):
-                    out.append((m, 0))
+                    out.append((m, 0, None))
             elif isinstance(m, M.Military):
-                levels = sum(int(t.rsplit("-", 1)[1]) for t in m.turtles)
-                out.append((m, 20 - len(m.turtles) * 5 - levels // 3))  # claim what can be claimed (not visible)
-            elif isinstance(m, M.MaskCeremony):
-                out.append((m, 0 if m.source == "deck" else 1))
-            elif isinstance(m, (M.Move, M.Trade)):
-                if not getattr(m, "steps", ()) and not getattr(m, "exchanges", ()) and not getattr(m, "points", ()):
-                    continue  # an empty Move/Trade changes nothing: skipping the action is the same
+                military.append(m)
+            elif isinstance(m, (M.MaskCeremony, M.Move, M.Trade, M.UseProgress)):
+                continue  # built below from what the camera sees (hidden cards, the difference)
+            elif isinstance(m, M.Ritual):
+                out.append((m, 0, None))
+                out += self._ritual_uses(st, p, m, open_keys)
             else:
-                out.append((m, 0))
+                out.append((m, 0, None))
+        if military:
+            # turtle claims do not show on the table (W-TUR-6): one claim per category, as many and as high as
+            # can be, stands for them all
+            best = max(military, key=lambda m: (len(m.turtles), sum(int(t.rsplit("-", 1)[1]) for t in m.turtles)))
+            out.append((best, 0, None))
+            for tiles, edit in self._use_sets(st, p, TRIGGERED["military"]):
+                out.append((M.Military(best.turtles, tiles), 1, edit))
+        if "mask" in pending_kinds:
+            out += self._mask_candidates(st, p, by_key)
         if "move" in pending_kinds:
-            out += [(m, 0) for m in self._move_candidates(node, items)]
+            out += [(m, 0, None) for m in self._move_candidates(node, items)]
         if "trade" in pending_kinds:
-            out += [(m, 0) for m in self._trade_candidates(node, items, pending_kinds)]
+            out += self._trade_candidates(node, items, pending_kinds)
+        if st.players[p].progress:
+            out += self._use_progress_candidates(node, items, by_key, open_keys)
         return out
 
     # ---- Move candidates from the map difference --------------------------------------------------------------
     def _move_candidates(self, node: _Node, items) -> list:
         st = node.state
-        p = st.current
-        turn = st.turn
-        idx = rules._pending_index(turn, "move")
+        idx = rules._pending_index(st.turn, "move")
         if idx is None:
             return []
-        budget = turn.pending[idx].n
+        return [M.Move(steps) for steps in self._step_search(st, st.turn.pending[idx].n, items, M.Move)]
+
+    def _step_search(self, st: State, budget: int, items, wrap) -> list[tuple]:
+        """Step sequences (at most ``budget`` steps) for the current player that bring the map closest to the
+        readings: a small beam search over single steps touching territories whose readings differ, each
+        sequence checked as ``wrap(steps)`` (a Move, or a progress tile's steps)."""
+        p = st.current
         mp = map_board(st.n)
         map_items = [(k, v, c) for k, v, c in items if k.startswith(mp + "/")]
-        if not any(node.exp.get(k) != v for k, v, _ in map_items if k in node.exp):
+        exp0 = map_readings(st)
+        if not any(exp0.get(k) != v for k, v, _ in map_items if k in exp0):
             return []
         topo = self.ed.map_for(st.n)
 
@@ -437,7 +644,7 @@ class Tracker:
                 for step in self._step_options(s, p, topo, differ):
                     new = steps + (step,)
                     scratch = st.copy()
-                    mv = M.Move(new)
+                    mv = wrap(new)
                     if rules.check(scratch, mv, self.ed):
                         continue
                     rules.apply(scratch, mv, self.ed, validate=False)
@@ -455,7 +662,215 @@ class Tracker:
             if frontier[0][2] == 0:
                 break
         results.sort(key=lambda x: (x[2], len(x[0])))
-        return [M.Move(r[0]) for r in results[:4]]
+        return [r[0] for r in results[:4]]
+
+    # ---- hidden information: progress tiles, mask cards -----------------------------------------------------
+    def _tiles_for(self, st: State, p: int, wanted: set[str]) -> list[tuple[str, dict | None]]:
+        """(tile, edit) for each ability in ``wanted`` that p could use now: p's own face-up tiles, and the
+        tiles p may own unseen. Which of two tiles of one level and category a player bought does not show
+        (same price, same points); a use of the other one names it: the edit swaps p's unused tile with its
+        twin in the progress row or in another player's unused tiles (``apply_edit`` op ``swap_progress``)."""
+        player = st.players[p]
+        out, have = [], set()
+        for t in dict.fromkeys(player.progress):
+            rule = self.ed.progress[t].rule
+            if rule in wanted and progress_available(player, t) and rule not in have:
+                have.add(rule)
+                out.append((t, None))
+        mine = [t for t in dict.fromkeys(player.progress) if progress_available(player, t)]
+        for x, tile in self.ed.progress.items():
+            if tile.rule not in wanted or tile.rule in have:
+                continue
+            twins = [y for y in mine if y != x and self.ed.progress[y].level == tile.level
+                     and self.ed.progress[y].category == tile.category]
+            if not twins:
+                continue
+            holder = None
+            if x in st.progress_rows.get(tile.level, ()):
+                holder = "row"
+            else:
+                for q, other in enumerate(st.players):
+                    if q != p and x in other.progress and progress_available(other, x) and x not in other.progress_used:
+                        holder = q
+                        break
+            if holder is None:
+                continue
+            have.add(tile.rule)
+            edit = {"op": "swap_progress", "player": p, "give": twins[0], "take": x, "holder": holder}
+            if tile.rule in ALLIANCE and player.flag is None:
+                flags = list(st.flag_supply)
+                if isinstance(holder, int) and st.players[holder].flag is not None:
+                    flags.append(st.players[holder].flag)
+                out += [(x, {**edit, "flag": f}) for f in dict.fromkeys(flags)]
+            else:
+                out.append((x, edit))
+        if wanted & ALLIANCE and player.flag is not None:  # the flag taken with an Alliance tile does not show
+            for t, e in list(out):
+                if e is None and self.ed.progress[t].rule in ALLIANCE:
+                    out += [(t, {"op": "flag", "player": p, "flag": f}) for f in st.flag_supply]
+        return out
+
+    def _use_sets(self, st: State, p: int, wanted: set[str]) -> list[tuple[tuple, dict | None]]:
+        """Non-empty sets of triggered tiles p could flip together (at most one of them named by an edit)."""
+        tiles = self._tiles_for(st, p, wanted)
+        out = [((t,), e) for t, e in tiles]
+        own = [t for t, e in tiles if e is None]
+        if len(own) > 1:
+            out.append((tuple(own), None))
+        for t, e in tiles:
+            if e is not None and own:
+                out.append((tuple(own) + (t,), e))
+        return out
+
+    def _ritual_uses(self, st: State, p: int, m: M.Ritual, open_keys) -> list:
+        out = []
+        lh = Counter(st.players[p].long_house) - Counter(m.natives)
+        mp = map_board(st.n)
+        differ = {split_reading_key(k)[1].split(".")[0] for k in open_keys if k.startswith(mp + "/")}
+        topo = self.ed.map_for(st.n)
+        for tiles, edit in self._use_sets(st, p, TRIGGERED["ritual"]):
+            rules_used = {self.ed.progress[t].rule for t in tiles}
+            natives = [m.natives]
+            if "W-PRG-L3-3" in rules_used:
+                natives = [m.natives + (k,) for k in NATIVES if lh[k] > 0] or [m.natives]
+            steps = [()]
+            if "W-PRG-L1-4" in rules_used:
+                steps = [(s,) for s in self._step_options(st, p, topo, differ)] or [()]
+            for nat in natives:
+                for stp in steps[:12]:
+                    out.append((M.Ritual(nat, tiles, stp), 1, edit))
+        return out
+
+    def _mask_candidates(self, st: State, p: int, by_key) -> list:
+        """Mask Ceremonies. The camera sees the mask disk's space and the points, never the cards: a draw takes
+        the unknown top card; a play names cards by relabelling the hidden hands (``_label_hands``)."""
+        out = []
+        colour = st.players[p].colour
+        disk = f"tribe_disk:{colour}"
+        spaces = []
+        for sid, space in self.ed.mask_spaces.items():
+            if st.mask_space_holder(sid) is not None:
+                continue
+            rid = ceremony_region(sid)
+            v = by_key.get(f"{MASK_BOARD}/{rid}", "absent")
+            if v == "absent" or (isinstance(v, tuple) and disk in dict(v)):
+                spaces.append(space)
+        uses = [((), None)] + self._use_sets(st, p, {"W-PRG-L3-5"})
+        for source, pref in (("deck", 0), ("discard", 1)):
+            pile = st.mask_deck if source == "deck" else st.mask_discard
+            if not pile and not (source == "deck" and st.mask_discard):
+                continue
+            for use, edit in uses:
+                bonus = 1 if use else 0
+                out.append((M.MaskCeremony(source, use=use), pref + bonus, edit))
+                if edit is not None:
+                    continue  # a play with a renamed tile needs two edits; the plain draw is enough to name it
+                for space in spaces:
+                    plan = self._label_hands(st, p, source, space.pattern)
+                    if plan is not None:
+                        card, cards, hands = plan
+                        out.append((M.MaskCeremony(source, card, space.id, cards, use=use), pref + bonus,
+                                    {"op": "hands", "hands": hands}))
+        return out
+
+    def _label_hands(self, st: State, p: int, source: str, pattern) -> tuple | None:
+        """(card drawn, cards played, every player's relabelled hand) for a play of ``pattern`` by p after a
+        draw from ``source``, or None. Hands are hidden: every card in a hand becomes unknown again, and p's
+        hand names just the cards played, chosen among the cards whose place is unknown, from the mask types
+        with the most such cards."""
+        pile = st.mask_deck if source == "deck" else st.mask_discard
+        if source == "deck" and not pile:
+            top = None  # the discard pile becomes an unknown deck first
+        else:
+            top = pile[-1] if pile else None
+        known = Counter(c for c in st.mask_deck + st.mask_discard if c is not None)
+        for pl in st.players:
+            known.update(c for c in pl.played if c is not None)
+        by_type: dict[str, list[str]] = {}
+        for c, card in self.ed.mask_cards.items():
+            if not known[c]:
+                by_type.setdefault(card.mask, []).append(c)
+        slots = len(st.players[p].hand) + 1
+        if sum(pattern) > slots:
+            return None
+        if top is not None:  # a known card is drawn: it may be played
+            by_type.setdefault(self.ed.mask_cards[top].mask, []).insert(0, top)
+        cards: list[str] = []
+        used = set()
+        for g in sorted(pattern, reverse=True):
+            choices = [t for t in by_type if t not in used and len(by_type[t]) >= g]
+            if not choices:
+                return None
+            t = max(choices, key=lambda t: (len(by_type[t]), t))
+            used.add(t)
+            cards += by_type[t][:g]
+        rest = list(cards)
+        if top is not None:
+            card = None
+            if top in rest:
+                rest.remove(top)
+        else:
+            card = rest.pop(0)
+        hand_size = len(st.players[p].hand)
+        if len(rest) > hand_size:
+            return None
+        hands = [[None] * len(pl.hand) for pl in st.players]
+        hands[p] = rest + [None] * (hand_size - len(rest))
+        return card, tuple(cards), hands
+
+    # ---- progress-tile uses (W-PRG-3) ---------------------------------------------------------------------
+    def _use_progress_candidates(self, node: _Node, items, by_key, open_keys) -> list:
+        st = node.state
+        p = st.current
+        player = st.players[p]
+        vb = village_board(p)
+        seen = {}
+        for r in RESOURCES:
+            v = by_key.get(f"{vb}/resource.{r}")
+            if isinstance(v, tuple):
+                seen[r] = dict(v).get(f"{r}:none", 0)
+        have = player.resources
+        down = [r for r in RESOURCES if seen.get(r, -1) < have[r]]  # spent, or not read
+        out = []
+        for tile, edit in self._tiles_for(st, p, ANYTIME):
+            rule = self.ed.progress[tile].rule
+            pref = 2 if edit else 1
+            moves = []
+            if rule in MOVE_STEPS:
+                moves = [M.UseProgress(tile, steps=steps) for steps in
+                         self._step_search(st, MOVE_STEPS[rule], items, lambda steps, t=tile: M.UseProgress(t, steps=steps))]
+            elif rule == "W-PRG-L1-3":
+                t = st.turn
+                if t.placed == "tile" and not t.free_order and len(t.pending) - t.cursor > 1:
+                    moves = [M.UseProgress(tile)]
+                    pref += 2
+            elif rule == "W-PRG-L1-9":
+                moves = [M.UseProgress(tile, resources=(r,)) for r in ANIMALS]
+            elif rule == "W-PRG-L2-9":
+                moves = [M.UseProgress(tile, resources=(a, v)) for a in ANIMALS for v in VEGETABLES]
+            elif rule == "W-PRG-L3-9":
+                moves = [M.UseProgress(tile, resources=c) for c in itertools.combinations_with_replacement(RESOURCES, 2)]
+            elif rule in SPEND:
+                allowed, most = SPEND[rule]
+                spend = [r for r in allowed if r in down and have[r] > 0]
+                for k in range(1, min(most, len(spend)) + 1):
+                    for combo in itertools.combinations(spend, k):
+                        moves += [M.UseProgress(tile, resources=combo, track=t) for t in TRACKS]
+            elif rule == "W-PRG-L2-4":
+                moves = [M.UseProgress(tile, from_track=a, track=b) for a in TRACKS for b in TRACKS
+                         if a != b and player.tracks[a] > 0]
+            elif rule == "W-PRG-L2-7":
+                gives = [r for r in RESOURCES for _ in range(max(0, have[r] - seen.get(r, have[r])))]
+                gets = [r for r in RESOURCES for _ in range(max(0, seen.get(r, have[r]) - have[r]))]
+                k = min(3, len(gives), len(gets))
+                if k:
+                    moves = [M.UseProgress(tile, exchanges=tuple(zip(gives[:k], gets[:k])))]
+            elif rule == "W-PRG-L3-4":
+                moves = [M.UseProgress(tile, natives=(k,)) for k in NATIVES if player.long_house[k] > 0]
+            elif rule == "W-PRG-L3-7":
+                moves = [M.UseProgress(tile, slot=slot_of(k)) for k in range(9) if f"{vb}/slot.{k}#tile" in open_keys]
+            out += [(m, pref, edit) for m in moves]
+        return out
 
     def _step_options(self, s: State, p: int, topo, differ: set[str]) -> list:
         out = []
@@ -517,15 +932,26 @@ class Tracker:
         if not targets:
             targets = [{}]
         canoes = st.canoes_in_play(p)
-        purchases = [None]
+        extras = self._use_sets(st, p, {"W-PRG-L1-8"})  # Extra exchange: 2 more exchanges (W-PRG-L1-8)
+        discount_sets = [((), None)] + [(t, e) for t, e in self._use_sets(st, p, set(DISCOUNT))]
+        purchases = [None]  # (tile, pay, discount tiles, edit)
         for level, row in st.progress_rows.items():
             price = self.ed.prices[level]
             veg_sets = (itertools.combinations(VEGETABLES, price["vegetables"]) if price["different_vegetables"]
                         else [tuple([v] * price["vegetables"]) for v in VEGETABLES])
             for vegs in veg_sets:
-                pay = ("leather",) * price["leather"] + ("fish",) * price["fish"] + tuple(vegs)
-                for tile in dict.fromkeys(row):
-                    purchases.append((tile, pay))
+                full = ("leather",) * price["leather"] + ("fish",) * price["fish"] + tuple(vegs)
+                for dtiles, dedit in discount_sets:
+                    d = discount_of(dtiles, self.ed)
+                    pays = {full} if not d else {tuple(x for i, x in enumerate(full) if i not in drop)
+                                                 for drop in itertools.combinations(range(len(full)), min(d, len(full)))}
+                    looks = {}  # twins (same level and category) look the same when bought: one stands for both
+                    for tile in row:
+                        looks.setdefault(self.ed.progress[tile].category, tile)
+                    for pay in sorted(pays):
+                        for tile in looks.values():
+                            purchases.append((tile, pay, dtiles, dedit))
+        limit = canoes + (2 if extras else 0)
         point_sets = [tuple(c) for k in range(len(RESOURCES) + 1) for c in itertools.combinations(RESOURCES, k)]
         scored = []
         for purchase in purchases:
@@ -547,33 +973,54 @@ class Tracker:
                         miss = abs(len(gives) - len(gets))
                         k = min(len(gives), len(gets))
                         gives, gets = gives[:k], gets[:k]
-                    if len(gives) > canoes:
+                    if len(gives) > limit:
                         continue
-                    scored.append((miss, len(gives) + len(pts), purchase, pts, tuple(zip(gives, gets))))
+                    scored.append((miss, len(gives) + len(pts) + (1 if purchase and purchase[2] else 0),
+                                   purchase, pts, tuple(zip(gives, gets))))
         scored.sort(key=lambda x: (x[0], x[1]))
         out = []
         seen = set()
+        looks = Counter()
+        tried = 0
         for miss, _, purchase, pts, exchanges in scored:
-            if (len(out) >= 8 and miss > 0) or len(out) >= 40 or miss > 2:
+            if (tried >= 8 and miss > 0) or tried >= 30 or miss > 2:
                 break
-            if (purchase, pts, exchanges) in seen:
+            if (purchase and purchase[:3], pts, exchanges) in seen:
                 continue
-            seen.add((purchase, pts, exchanges))
-            for trade in self._trade_variants(st, p, purchase, pts, exchanges, items):
-                if not rules.check(st, trade, self.ed):
-                    out.append(trade)
+            seen.add((purchase and purchase[:3], pts, exchanges))
+            if not (purchase or pts or exchanges):
+                continue  # a Trade that changes nothing cannot be told from one not made yet
+            # what the table shows besides the resources: the points and where they go, a smallpox check
+            prog = self.ed.progress[purchase[0]] if purchase else None
+            look = (miss, len(pts) + (prog.economic if prog else 0), prog.category if prog else None,
+                    prog.points if prog else 0, bool(exchanges))
+            looks[look] += 1
+            if looks[look] > 2:
+                continue
+            tried += 1
+            uses = [((), None, False)] if len(exchanges) <= canoes else []
+            if exchanges:
+                uses += [(t, e, skip) for t, e in extras for skip in (False, True)]
+            dedit = purchase[3] if purchase else None
+            for use, uedit, skip in uses:
+                if dedit is not None and uedit is not None:
+                    continue  # one hidden-information edit per move
+                edit = dedit or uedit
+                for trade in self._trade_variants(st, p, purchase, pts, exchanges, items, use, skip):
+                    if edit is not None or not rules.check(st, trade, self.ed):
+                        out.append((trade, 1 if use else 0, edit))
         return out
 
-    def _trade_variants(self, st: State, p: int, purchase, pts, exchanges, items) -> list:
+    def _trade_variants(self, st: State, p: int, purchase, pts, exchanges, items, use=(), skip=False) -> list:
         buys = [()]
         if purchase:
-            tile, pay = purchase
+            tile, pay, discounts, _ = purchase
             prog = self.ed.progress[tile]
             options = rules.purchase_track_options(st.players[p].tracks, prog.category, prog.economic, self.ed.cap)
-            buys = [(M.Purchase(tile, pay, t if len(options) > 1 else None),) for t in options]
+            buys = [(M.Purchase(tile, pay, t if len(options) > 1 else None, tuple(discounts)),) for t in options]
         card = None
         victims = [None]
-        if exchanges:
+        if exchanges and not skip:
             top = st.mask_deck[-1] if st.mask_deck else None
             if top is None:  # an unknown deck: name a card for each outcome
                 pool = unaccounted_cards(st, self.ed)
@@ -582,13 +1029,13 @@ class Tracker:
                 variants = []
                 for buy in buys:
                     if clean:
-                        variants.append(M.Trade(exchanges, clean[0], None, buy, pts))
+                        variants.append(M.Trade(exchanges, clean[0], None, buy, pts, use, skip))
                     if infected:
-                        variants += [M.Trade(exchanges, infected[0], v, buy, pts) for v in self._victims(st, p, items)]
+                        variants += [M.Trade(exchanges, infected[0], v, buy, pts, use, skip) for v in self._victims(st, p, items)]
                 return variants
             if self.ed.mask_cards[top].infected:
                 victims = self._victims(st, p, items) or [None]
-        return [M.Trade(exchanges, card, v, buy, pts) for buy in buys for v in victims]
+        return [M.Trade(exchanges, card, v, buy, pts, use, skip) for buy in buys for v in victims]
 
     def _victims(self, st: State, p: int, items) -> list:
         """Smallpox victims that agree with the map: p's natives whose region now reads differently."""
@@ -662,14 +1109,18 @@ class Tracker:
 
     def _accept(self, node: _Node) -> list[Event]:
         events = []
-        before = self.state
-        run: list = []
-        prev = before.copy()
-        states = [prev]
-        for m in node.moves:
+        states = [self.state.copy()]
+        by_at: dict[int, list[dict]] = {}
+        for at, e in node.edits:
+            by_at.setdefault(at, []).append(e)
+        for k, m in enumerate(node.moves):
             nxt = states[-1].copy()
+            for e in by_at.get(k, ()):
+                apply_edit(nxt, e, self.ed)
             rules.apply(nxt, m, self.ed)
             states.append(nxt)
+        ignored = sorted(k for k, v in node.exp.items() if k in self._last_items and self._last_items[k] != v
+                         and not is_score_key(k))
         # one MoveRecognized per run of moves by the same player
         i = 0
         while i < len(node.moves):
@@ -681,13 +1132,12 @@ class Tracker:
             texts = [describe(states[k], node.moves[k], states[k + 1]) for k in range(i, j)]
             change = {} if player is None else {t: states[j].players[player].tracks[t] - states[i].players[player].tracks[t]
                                                 for t in TRACKS if states[j].players[player].tracks[t] != states[i].players[player].tracks[t]}
-            ignored = sorted(k for k, v in node.exp.items() if k in self._last_items and self._last_items[k] != v
-                             and not is_score_key(k))
+            edits = [{"at": k - i, "edit": e} for k in range(i, j) for e in by_at.get(k, ())]
             events.append(MoveRecognized(player, None if player is None else states[i].players[player].name,
                                          [M.move_to_json(m) for m in run], texts, change, states[i].year,
-                                         round(node.cost, 4), ignored))
+                                         round(node.cost, 4), ignored, edits))
             i = j
-        self.apply_moves(list(node.moves))
+        self.apply_moves(list(node.moves), [{"at": k, "edit": e} for k, e in node.edits])
         self.stats["moves"] += len(node.moves)
         return events
 
@@ -834,17 +1284,63 @@ class Tracker:
         if not targets:
             return None
         steps = []
-        pool = sources or [t for t, terr in s.territories.items() if terr.guards[p] > 0]
-        if not pool:
-            return None
+        fallback = [t for t, terr in s.territories.items() if terr.guards[p] > 0]
         topo = self.ed.map_for(s.n)
         for to, place, pa, target in targets:
+            pool = list(sources) or fallback
+            if not pool:
+                break
             frm = next((x for x in pool if to in topo.neighbours[x] or x == to), pool[0])
             if frm in sources:
                 sources.remove(frm)
-                pool = sources or pool
             steps.append(M.Step(frm, to, place, pa, target))
+        if not steps:
+            return None
         return M.Move(tuple(steps))
+
+
+def observable(move, ed=None):
+    """What a camera can tell of a move, or None for a move that shows nothing. Hidden parameters are left out:
+    the mask cards drawn and played (only the space shows), the draw's source, the smallpox card (only a victim
+    shows), the turtle tiles claimed, which of two look-alike progress tiles was bought (its level and category
+    show), the exchanges and resources behind a Trade (only their net effect shows), the steps behind a Move
+    (only where warriors end up shows), the display refill. ``move_log_equal`` compares logs through this."""
+    ed = ed or load_edition()
+    if isinstance(move, M.EndTurn):
+        return ("again",) if move.again else None
+    if isinstance(move, M.Activate):
+        return ("activate", tuple(move.slot))
+    if isinstance(move, (M.Move,)):
+        return ("move",) if move.steps else None
+    if isinstance(move, M.Trade):
+        if not (move.exchanges or move.purchases or move.points):
+            return None
+        buys = tuple(sorted((ed.progress[b.tile].level, ed.progress[b.tile].category) for b in move.purchases))
+        return ("trade", move.victim is not None, buys)
+    if isinstance(move, M.MaskCeremony):
+        return ("mask", move.space)
+    if isinstance(move, M.Military):
+        return ("military",)
+    if isinstance(move, M.UseProgress):
+        rule = ed.progress[move.tile].rule
+        return None if rule == "W-PRG-L1-3" else ("use", rule)  # free order by itself changes nothing seen
+    if isinstance(move, M.Restore):
+        return ("restore", move.set_aside, move.take, tuple(move.order))
+    if isinstance(move, M.Ritual):
+        return ("ritual", tuple(sorted(move.natives)))
+    if isinstance(move, M.Swap):
+        return ("swap",) + tuple(sorted((tuple(move.a), tuple(move.b))))
+    d = M.move_to_json(move)
+    return tuple([d["type"]] + [str(v) for k, v in sorted(d.items()) if k != "type"])
+
+
+def move_log_equal(seen, true, ed=None) -> bool:
+    """Whether two move lists of one physical turn are the same game as far as a camera can tell: the same
+    multiset of ``observable`` moves (hidden parameters and invisible moves left out; the order of moves inside
+    one turn does not always show, e.g. a progress tile used before or after the placement)."""
+    a = Counter(o for o in (observable(m, ed) for m in seen) if o is not None)
+    b = Counter(o for o in (observable(m, ed) for m in true) if o is not None)
+    return a == b
 
 
 def _colours_of(value) -> set[str]:

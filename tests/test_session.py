@@ -10,6 +10,7 @@ import pytest
 from assistant.errors import UserError
 from assistant.observation import Observation, Reading
 from assistant.session import GameSession
+from assistant.tracker import conceal
 from assistant.wendake import moves as M
 from assistant.wendake.generate import play_random_game
 from assistant.wendake.view import expected_readings
@@ -69,7 +70,7 @@ def test_undo_correct_alerts_and_events_since(tmp_path):
     assert got and got[0]["kind"] == "Correction"
     assert not s.tracker.moves
     s.correct([M.move_to_json(m) for m in moves[:first + 1]])
-    assert s.state.to_json() == states[first + 1].to_json()
+    assert s.state.to_json() == conceal(states[first + 1]).to_json()  # hidden piles stay unknown (tracker.conceal)
     with pytest.raises(UserError):
         s.correct([{"type": "no_such_move"}])
     # a table nobody can explain: the alert is in the snapshot until the table is put back
@@ -92,7 +93,7 @@ def test_whole_game_results_and_export(tmp_path, capsys):
 
     states, moves = _game(seed=4)
     db = tmp_path / "g.sqlite"
-    s = GameSession.create(db, players=["Ann", "Bob"], seed=4, game_id="g-test")
+    s = GameSession.create(db, players=["Ann", "Bob"], seed=4, game_id="g-test", known_piles=True)  # a simulated box
     s.correct([M.move_to_json(m) for m in moves])
     snap = s.snapshot()
     assert snap["finished"] and snap["results"]["winner"] in ("Ann", "Bob")
@@ -111,3 +112,34 @@ def test_whole_game_results_and_export(tmp_path, capsys):
     args = parser.parse_args(["export", "g-test", "--db", str(db), "--out", str(out)])
     assert args.func(args) == 0
     assert json.loads(out.read_text())["game_id"] == "g-test"
+
+
+def test_create_with_tribes_or_a_recorded_initial_state_and_hidden_piles(tmp_path):
+    s = GameSession.create(tmp_path / "t.sqlite", players=["Ann", "Bob"], seed=5, tribes=["fox", None])
+    assert [p.tribe for p in s.state.players] == ["fox", None]
+    # a real table's piles are unknown to the tracker (tracker.conceal)
+    assert all(c is None for c in s.state.mask_deck + s.state.mask_discard)
+    with pytest.raises(UserError):
+        GameSession.create(tmp_path / "u.sqlite", players=["Ann", "Bob"], seed=5, tribes=["fox"])
+    states, moves = _game(seed=6)
+    mid = states[len(states) // 3]
+    r = GameSession.create(tmp_path / "r.sqlite", players=["x"], initial=mid)
+    assert [p.name for p in r.state.players] == [p.name for p in mid.players] and r.state.year == mid.year
+    again = GameSession.resume(tmp_path / "r.sqlite")
+    assert again.state.to_json() == r.state.to_json()
+
+
+def test_hidden_card_edits_are_logged_and_replayed_on_resume(tmp_path):
+    """A mask play names hidden cards by an edit (tracker.apply_edit); the log keeps it, so resume is exact."""
+    states, moves = _game(seed=106)
+    db = tmp_path / "h.sqlite"
+    s = GameSession.create(db, players=["Ann", "Bob"], seed=106)
+    for i in _turn_ends(moves):
+        s.feed(_obs(states[i + 1], i))
+        if any(e["op"] == "hands" for lst in s.tracker.edits.values() for e in lst):
+            break
+    assert any(e["op"] == "hands" for lst in s.tracker.edits.values() for e in lst)
+    assert not s.tracker.alerts
+    again = GameSession.resume(db)
+    assert again.state.to_json() == s.state.to_json()
+    assert again.snapshot()["moves"] == s.snapshot()["moves"]
