@@ -167,3 +167,26 @@ def test_train_needs_a_synth_folder(tmp_path, capsys):
     pytest.importorskip("torch")
     assert main(["train", "--data", str(tmp_path), "--out", str(tmp_path / "w")]) == 2
     assert "manifest.json" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_training_is_reproducible_from_its_seed(tmp_path):
+    """`tablewatch train` on the same synth folder with the same seed writes the same weights (2 threads, CPU)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import onnx
+    from onnx import numpy_helper
+
+    from models.detector.train import train
+    from models.synth.writer import generate
+
+    data = tmp_path / "synth"
+    data.mkdir()
+    generate(14, 5, data, players=2, size=(640, 480), workers=1, progress=False)
+    weights = []
+    for run in ("a", "b"):
+        train(data, tmp_path / run, steps=3, batch=4, crop=96, px_per_mm=1.0, seed=3, val_scenes=4, val_every=3, width=8, lr=3e-3)
+        model = onnx.load(str(tmp_path / run / "detector.onnx"))
+        weights.append({t.name: numpy_helper.to_array(t) for t in model.graph.initializer})
+    assert weights[0].keys() == weights[1].keys()
+    assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
