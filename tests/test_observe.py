@@ -88,3 +88,72 @@ def test_map_readings_match_a_perfect_camera(recording):
     # a frame with a hand never produced a reading of the board under it
     for o in observations:
         assert set(o.boards_read).isdisjoint(b for b, why in o.boards_unread.items())
+
+
+def test_reading_report_scores_the_camera_side_alone(recording):
+    from vision.replay import reading_report
+
+    folder, truth = recording
+    rep = reading_report(folder)
+    assert rep["steps_checked"] == len(truth["steps"])
+    m = rep["per_kind"]["map"]
+    assert m["total"] >= 40 * len(truth["steps"]) and m["wrong"] == 0 and m["missing"] == 0
+    assert set(rep["per_kind"]) >= {"map", "village", "scores", "mask"}
+    assert 0 <= rep["correct_share"] <= 1
+
+
+def _piece(cls, colour, side=None, x=0.0, y=0.0, score=0.8):
+    from vision.detect import Piece
+
+    return Piece(cls, colour, side, x, y, 10.0, 10.0, score)
+
+
+def test_grey_pieces_take_the_colour_of_a_one_colour_board_only():
+    from vision.observe import colour_grey_pieces
+
+    village = [_piece("action_marker", "red"), _piece("action_marker", "red"), _piece("warrior_standing", "red"),
+               _piece("woman", "blue", "grey"), _piece("hunter", "red", "grey"), _piece("corn", "none")]
+    out, changed = colour_grey_pieces(village, 0.3)
+    assert changed and [p.colour for p in out] == ["red", "red", "red", "red", "red", "none"]
+    mixed = [_piece("action_marker", "red"), _piece("action_marker", "blue"), _piece("woman", "green", "grey")]
+    out, changed = colour_grey_pieces(mixed, 0.3)
+    assert not changed and out[2].colour == "green"  # no owner: left as detected
+    lone = [_piece("action_marker", "red"), _piece("woman", "blue", "grey")]
+    assert not colour_grey_pieces(lone, 0.3)[1]  # one coloured piece is not enough to name an owner
+    weak = [_piece("action_marker", "red", score=0.2), _piece("action_marker", "red", score=0.2), _piece("woman", "blue", "grey")]
+    assert not colour_grey_pieces(weak, 0.3)[1]  # near misses do not count
+
+
+def test_a_tall_piece_found_twice_is_one_piece():
+    from vision.observe import merge_tall_duplicates
+
+    dets = [_piece("warrior_standing", "red", x=100, y=82, score=0.46), _piece("warrior_standing", "red", x=101, y=90, score=0.41),
+            _piece("warrior_standing", "red", x=100, y=110, score=0.7), _piece("woman", "red", "colour", x=100, y=86)]
+    out = merge_tall_duplicates(dets)
+    assert sorted((p.cls, p.y_mm) for p in out) == [("warrior_standing", 82), ("warrior_standing", 110), ("woman", 86)]
+
+
+def test_tile_slots_are_read_again_only_when_their_picture_changes():
+    from calibration.render import render_board
+
+    lay_v = lay.load_builtin("wendake-village-1")
+    ob = Observer([lay_v])
+    asked = []
+
+    def fake_read_tiles(view, r, layout):
+        asked.append(sorted(reg["id"] for reg in layout["regions"]))
+        return {reg["id"]: (f"T-{reg['id']}:action", 0.9) for reg in layout["regions"]}
+
+    ob.read_tiles = fake_read_tiles
+    view = render_board(lay_v, 1.0)
+    slots = sorted(r["id"] for r in lay_v["regions"] if r.get("kind") == "tile_slot")
+    first = ob._read_tiles("wendake-village-1", view, 1.0)
+    assert asked == [slots] and set(first) == set(slots)
+    assert ob._read_tiles("wendake-village-1", view.copy(), 1.0) == first and asked[-1] == slots  # nothing new asked
+    assert len(asked) == 1
+    changed = view.copy()
+    reg = next(r for r in lay_v["regions"] if r["id"] == slots[0])
+    (x0, y0), (x1, y1) = np.min(reg["polygon"], 0).astype(int), np.max(reg["polygon"], 0).astype(int)
+    changed[y0:y1, x0:x1] = 255 - changed[y0:y1, x0:x1]  # another tile there
+    again = ob._read_tiles("wendake-village-1", changed, 1.0)
+    assert asked[-1] == [slots[0]] and again == first

@@ -18,6 +18,11 @@ Per frame:
    Regions partly outside the picture are not read at all (an absent key is "not read", never "empty"). Tile
    slots also get ``"#tile"`` readings from ``vision.tiles.read_tiles`` when that module is installed.
 
+Two corrections between the detector and the regions (``read_board``): a standing warrior found twice (its base
+and, off-centre, its head a few mm away) is one piece (``merge_tall_duplicates``); a piece lying grey side up shows
+no colour, so on a board whose coloured pieces are all one player's (a village board) it takes that colour
+(``colour_grey_pieces``), with its region's confidence capped at ``OWNER_CONFIDENCE``.
+
 Confidence per reading: the lowest detector score among the region's pieces, lowered by near-miss detections
 (score between ``low_threshold`` and the card's threshold) in the region and by pieces lying on the region's
 border, and capped by the board's image quality (resolution, focus).
@@ -98,6 +103,8 @@ class RegionReader:
                 continue
             counts[rid][key] = counts[rid].get(key, 0) + 1
             c = min(1.0, p.score)
+            if p.side == GREY_SIDE:  # its colour is not seen, only inferred (colour_grey_pieces)
+                c = min(c, OWNER_CONFIDENCE)
             if rid not in self.occupied and self.border_distance(rid, p.x_mm, p.y_mm) < BORDER_MM:
                 c *= 0.6
             conf[rid] = min(conf[rid], c)
@@ -146,19 +153,90 @@ def _load_tiles_reader():
     return read_tiles
 
 
+GREY_SIDE = "grey"  # a piece lying with its colour side down shows no colour
+OWNER_MIN_PIECES = 2  # coloured pieces needed on a board before its grey pieces take their colour
+OWNER_MIN_SHARE = 0.75  # ... and the share of them that must be of one colour
+OWNER_CONFIDENCE = 0.9  # cap on the confidence of a region holding a grey piece coloured this way
+
+
+def board_owner_colour(detections, threshold: float) -> str | None:
+    """The colour of a board's owner when its visible, coloured pieces are (almost) all one colour, else None."""
+    counts: dict[str, int] = {}
+    for p in detections:
+        if p.score >= threshold and p.side != GREY_SIDE and p.colour not in ("none", None):
+            counts[p.colour] = counts.get(p.colour, 0) + 1
+    if not counts:
+        return None
+    colour, n = max(counts.items(), key=lambda kv: kv[1])
+    return colour if n >= OWNER_MIN_PIECES and n >= OWNER_MIN_SHARE * sum(counts.values()) else None
+
+
+def colour_grey_pieces(detections, threshold: float) -> tuple[list, bool]:
+    """Grey-side pieces show no colour, so the detector's colour for them is a guess. On a board whose coloured
+    pieces are all one player's (a village board: its action markers and Long House warriors), a grey piece is
+    that player's: it takes the board's owner colour. Elsewhere its colour is left as detected. Returns the
+    pieces and whether any was recoloured."""
+    from dataclasses import replace
+
+    owner = board_owner_colour(detections, threshold)
+    if owner is None:
+        return list(detections), False
+    out, changed = [], False
+    for p in detections:
+        if p.side == GREY_SIDE and p.colour != owner:
+            p = replace(p, colour=owner)
+            changed = True
+        out.append(p)
+    return out, changed
+
+
+TILE_SAME_LEVEL = 8.0  # mean grey difference (0-255) of a tile slot under which its last tile reading is kept
+TALL_MERGE_MM = {"warrior_standing": 9.0}  # same-class detections closer than this are one tall piece
+
+
+def merge_tall_duplicates(detections) -> list:
+    """A tall piece (a standing warrior, 19 mm high) seen off-centre shows its base and its head a few mm apart,
+    and the detector may find both. Two detections of such a class closer than ``TALL_MERGE_MM`` (less than two
+    bases side by side: pieces on the table stand at least a base apart) are one piece: the stronger is kept."""
+    out: list = []
+    for p in sorted(detections, key=lambda q: -q.score):
+        r = TALL_MERGE_MM.get(p.cls)
+        if r is not None and any(q.cls == p.cls and (q.x_mm - p.x_mm) ** 2 + (q.y_mm - p.y_mm) ** 2 < r * r for q in out):
+            continue
+        out.append(p)
+    return out
+
+
+def check_layouts(layouts: list[dict]) -> None:
+    """UserError unless there is at least one layout and each board is given once."""
+    if not layouts:
+        raise UserError("no board layouts given: pass --layout for every board on the table (e.g. wendake-map-4p).")
+    names = [lay["name"] for lay in layouts]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise UserError(f"layout {sorted(dup)[0]} is given twice; give each board once.")
+
+
+@dataclass
+class BoardView:
+    """What the last read of one board saw: the rectified view, its scale and the detections (board mm)."""
+
+    board: str
+    image: np.ndarray  # BGR, rectified at ``px_per_mm``
+    px_per_mm: float
+    detections: list  # vision.detect.Piece, down to the low threshold
+    t: float
+
+
 class Observer:
-    """Turns frames into Observations for a fixed set of board layouts."""
+    """Turns frames into Observations for a fixed set of board layouts. ``views`` keeps each board's last read
+    (``BoardView``) for the tablet's board view; ``views_version`` counts reads."""
 
     def __init__(self, layouts: list[dict], detector=None, camera=None, settle: S.SettleConfig | None = None,
                  threads: int = 2, low_threshold: float = 0.15, hold_s: float = 2.0, max_view_scale: int = 2):
         from vision.tracker import BoardTracker
 
-        if not layouts:
-            raise UserError("no board layouts given: pass --layout for every board on the table (e.g. wendake-map-4p).")
-        names = [lay["name"] for lay in layouts]
-        dup = {n for n in names if names.count(n) > 1}
-        if dup:
-            raise UserError(f"layout {sorted(dup)[0]} is given twice; give each board once.")
+        check_layouts(layouts)
         self.layouts = {lay["name"]: lay for lay in layouts}
         self.camera = camera
         self.tracker = BoardTracker(layouts, camera=None)  # frames are undistorted before locating
@@ -173,6 +251,10 @@ class Observer:
         self.cache: dict[str, dict[str, Reading]] = {}  # board -> readings at its last read
         self.emitted: dict[str, dict[str, Reading]] = {}  # board -> readings in the last emitted observation
         self.pending_since: float | None = None
+        self.views: dict[str, BoardView] = {}
+        self._tiles: dict[str, tuple] = {}  # board -> (grey view, scale, tile readings) at its last read
+        self.views_version = 0
+        self._t = 0.0
         self._maps = None
         self.notes: list[str] = []
         if self.read_tiles is None and any(r.tile_slots for r in self.readers.values()):
@@ -245,13 +327,14 @@ class Observer:
         view = rectify(image, H, lay, r)
         t1 = time.perf_counter()
         dets = self.detector.detect(view, r, threshold=self.low_threshold)
+        dets, _ = colour_grey_pieces(merge_tall_duplicates(dets), self.threshold)
         t2 = time.perf_counter()
         reader = self.readers[name]
         visible = reader.visible_regions(H, (image.shape[1], image.shape[0]))
         out = reader.readings(dets, self.threshold, visible, self._quality(loc))
         if self.read_tiles is not None and reader.tile_slots:
             try:
-                tiles = self.read_tiles(view, r, lay)
+                tiles = self._read_tiles(name, view, r)
             except UserError as exc:  # e.g. no tile gallery installed: go on without tile faces, say so once
                 self.read_tiles = None
                 self.notes.append(f"village tile faces are not read: {exc}")
@@ -260,9 +343,35 @@ class Observer:
                 if slot in visible:
                     out[reading_key(name, slot, tile=True)] = Reading(value, round(float(c), 4))
         t3 = time.perf_counter()
+        self.views[name] = BoardView(name, view, r, dets, self._t)
+        self.views_version += 1
         timings["rectify"] = timings.get("rectify", 0.0) + (t1 - t0) * 1000
         timings["detect"] = timings.get("detect", 0.0) + (t2 - t1) * 1000
         timings["assign"] = timings.get("assign", 0.0) + (t3 - t2) * 1000
+        return out
+
+    def _read_tiles(self, name: str, view, r: float) -> dict:
+        """Tile faces of a board's slots; a slot whose picture has not changed since the last read keeps its reading
+        (a marker put on a tile does not change the tile), so only changed slots go through the tile reader."""
+        import cv2
+
+        lay = self.layouts[name]
+        grey = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY)
+        prev = self._tiles.get(name)
+        kept, todo = {}, []
+        for reg in (g for g in lay["regions"] if g.get("kind") == "tile_slot"):
+            p = np.asarray(reg["polygon"], float) * r
+            (u0, v0), (u1, v1) = np.floor(p.min(0)).astype(int), np.ceil(p.max(0)).astype(int)
+            u0, v0 = max(u0, 0), max(v0, 0)
+            if prev is not None and prev[0].shape == grey.shape and prev[1] == r and reg["id"] in prev[2]:
+                a, b = grey[v0:v1, u0:u1], prev[0][v0:v1, u0:u1]
+                if a.size and float(cv2.absdiff(a, b).mean()) < TILE_SAME_LEVEL:
+                    kept[reg["id"]] = prev[2][reg["id"]]
+                    continue
+            todo.append(reg)
+        read = self.read_tiles(view, r, {**lay, "regions": todo}) if todo else {}
+        out = {**kept, **read}
+        self._tiles[name] = (grey, r, out)
         return out
 
     def process(self, index: int, t: float, image) -> FrameResult:
@@ -272,6 +381,7 @@ class Observer:
 
         timings: dict[str, float] = {}
         warnings: list[str] = []
+        self._t = t
         t0 = time.perf_counter()
         img = self.undistort(image)
         dicts = {m["dictionary"] for lay in self.layouts.values() for m in lay["markers"]}

@@ -1,4 +1,5 @@
-"""CLI of the live pipeline: ``tablewatch record``, ``tablewatch replay`` and ``tablewatch e2e``.
+"""CLI of the live pipeline: ``tablewatch record``, ``tablewatch replay``, ``tablewatch e2e`` and ``tablewatch live``
+(the main loop on a real table, defined in ``vision.live``).
 
 ``record`` saves camera frames with timestamps; ``replay`` runs the real pipeline over a frame folder into a fresh
 game and prints the recognised move log; ``e2e`` renders (or reuses) the end-to-end game set and prints the issue-5
@@ -32,6 +33,8 @@ def add_parser(sub) -> None:
     p.add_argument("--db", help="keep the game in this SQLite file (default: a temporary one)")
     p.add_argument("--model", default="detector", help="detector model name or .onnx path")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--readings", action="store_true", help="rendered games only (truth.json): score the camera side alone, "
+                   "every emitted reading against what a perfect camera reads, no tracker")
     p.set_defaults(func=run_replay)
 
     p = sub.add_parser("e2e", help="end-to-end figures: render whole games, replay them, compare with the truth",
@@ -49,6 +52,10 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run_e2e)
 
+    from vision.live import add_parser as add_live  # light: heavy imports stay in its handler
+
+    add_live(sub)
+
 
 def run_record(args) -> int:
     from vision.record import record
@@ -65,6 +72,24 @@ def run_replay(args) -> int:
 
     from vision.replay import replay_folder
 
+    if args.readings:
+        from pathlib import Path
+
+        from assistant.errors import UserError
+        from vision.replay import reading_report
+
+        if not (Path(args.folder) / "truth.json").is_file():
+            raise UserError(f"--readings needs a rendered game with a truth.json; {args.folder} has none.")
+        rep = reading_report(args.folder, detector=args.model)
+        if args.json:
+            print(json.dumps(rep, indent=1))
+        else:
+            print(f"{rep['readings']} readings over {rep['steps_checked']} table states: {rep['correct_share']} correct")
+            for k, c in rep["per_kind"].items():
+                print(f"  {k:8s} wrong {c['wrong']:5d}  missing {c['missing']:5d}  of {c['total']}")
+            for w in rep["most_wrong"]:
+                print(f"  {w['steps']:4d} x {w['key']}: expected {w['expected']}, read {w['read']}")
+        return 0
     players = [p.strip() for p in args.players.split(",")] if args.players else None
     res = replay_folder(args.folder, layouts=args.layout, camera=args.camera, players=players, seed=args.seed, db=args.db,
                         detector=args.model, quiet=args.json)

@@ -16,6 +16,12 @@ recovery:
 - a layout that does not match the table: when a board has not been found for ``mismatch_after_s`` while the
   camera sees markers no given layout uses, the message names those marker ids and the --layout option;
 - the session failing to store (full disk): reported; the loop goes on and the session says so in its snapshot.
+
+For a long-running table (``vision.live``) the loop can change what it feeds while it runs, always between two
+frames and in the loop's own thread: ``replace_session(s)`` (a game started from the tablet; ``None`` = no game
+yet: observations are still made, nothing is fed) and ``replace_layouts(layouts, camera)`` (boards chosen in the
+setup wizard; ``[]`` = none yet: frames are still read, for the camera check). ``on_frame(frame, image, result)``
+sees every usable frame and its ``FrameResult`` (None while there are no layouts).
 """
 
 from __future__ import annotations
@@ -77,15 +83,17 @@ def as_bgr(image):
 class Pipeline:
     def __init__(self, source, layouts: list[dict], session, camera=None, detector=None, settle=None, threads: int = 2,
                  on_message=None, on_event=None, on_observation=None, wait_for_camera: bool = False, reopen_s: float = 5.0,
-                 mismatch_after_s: float = 10.0, hold_s: float = 2.0):
-        from vision.observe import Observer
-
+                 mismatch_after_s: float = 10.0, hold_s: float = 2.0, on_frame=None, allow_no_layouts: bool = False):
         self.source = source
         self.session = session
-        self.observer = Observer(layouts, detector=detector, camera=camera, settle=settle, threads=threads, hold_s=hold_s)
+        self._observer_args = {"detector": detector, "settle": settle, "threads": threads, "hold_s": hold_s}
+        self.observer = self._make_observer(layouts, camera, allow_none=allow_no_layouts)
         self.on_message = on_message or _stderr_message
         self.on_event = on_event
         self.on_observation = on_observation
+        self.on_frame = on_frame
+        self.last_result = None  # FrameResult of the last processed frame
+        self._pending: dict = {}  # "session" / "layouts" -> the change to make before the next frame
         self.wait_for_camera = wait_for_camera
         self.reopen_s = reopen_s
         self.mismatch_after_s = mismatch_after_s
@@ -97,8 +105,53 @@ class Pipeline:
         self._ever_found: set[str] = set()
         self._first_t: float | None = None
         self._stop = False
-        for note in self.observer.notes:
+        self._say_notes()
+
+    def _make_observer(self, layouts, camera, allow_none: bool = False):
+        from vision.observe import Observer
+
+        if not layouts and allow_none:
+            return None
+        return Observer(layouts, camera=camera, **self._observer_args)
+
+    def _say_notes(self) -> None:
+        for note in (self.observer.notes if self.observer is not None else []):
             self.say("info", note, topic="note:" + note)
+
+    # ------------------------------------------------------------------------------------------ changes while running
+
+    def replace_session(self, session) -> None:
+        """Feed ``session`` from the next frame on (thread-safe; ``None``: feed nothing). Every board's readings
+        go into the next observation again, so the new game sees the whole table."""
+        self._pending["session"] = session
+
+    def replace_layouts(self, layouts: list[dict], camera=None) -> None:
+        """Read these boards from the next frame on (thread-safe). Bad layouts raise UserError here, at once."""
+        from vision.observe import check_layouts
+
+        if layouts:
+            check_layouts(layouts)
+        self._pending["layouts"] = (list(layouts), camera)
+
+    def _apply_pending(self) -> None:
+        if "layouts" in self._pending:
+            layouts, camera = self._pending.pop("layouts")
+            try:
+                self.observer = self._make_observer(layouts, camera, allow_none=True)
+            except UserError as exc:  # e.g. a layout whose art cannot be drawn: say it, read nothing meanwhile
+                self.observer = None
+                self.say("error", f"the boards cannot be read: {exc}", topic="layouts")
+            self._board_state.clear()
+            self._ever_found.clear()
+            self._first_t = None
+            self._said.pop("mismatch", None)
+            self._say_notes()
+        if "session" in self._pending:
+            self.session = self._pending.pop("session")
+            if self.observer is not None:
+                self.observer.emitted.clear()
+                self.observer.pending_since = None
+            self._said.pop("session", None)
 
     # ------------------------------------------------------------------------------------------ messages
 
@@ -166,6 +219,8 @@ class Pipeline:
 
     def step(self, frame) -> list:
         """One frame through observe -> session. Returns the events it caused. Never raises for bad frames."""
+        if self._pending:
+            self._apply_pending()
         t_in = time.perf_counter()
         self.stats.frames += 1
         image = as_bgr(frame.image)
@@ -173,6 +228,10 @@ class Pipeline:
             self.stats.corrupt += 1
             why = getattr(frame, "error", None) or f"frame {frame.index} is not a usable image"
             self.say("warning", f"{why} ({self.stats.corrupt} corrupt frames so far)", topic="corrupt")
+            return []
+        if self.observer is None:  # no boards chosen yet: the frame is only shown (camera check)
+            self.last_result = None
+            self._frame_hook(frame, image, None)
             return []
         try:
             res = self.observer.process(frame.index, frame.t, image)
@@ -182,6 +241,8 @@ class Pipeline:
             self.stats.corrupt += 1
             self.say("warning", f"frame {frame.index} could not be read ({type(exc).__name__}: {exc}); it was skipped.", topic="corrupt")
             return []
+        self.last_result = res
+        self._frame_hook(frame, image, res)
         for k, v in res.timings_ms.items():
             self.stats.timings_ms.setdefault(k, []).append(v)
         self._report_boards(res)
@@ -192,6 +253,10 @@ class Pipeline:
         self.stats.observations += 1
         if self.on_observation is not None:
             self.on_observation(res.observation)
+        if self.session is None:
+            self.say("info", "no game yet: the table is read but nothing is tracked. Start a game on the tablet (Setup).",
+                     topic="session")
+            return []
         t0 = time.perf_counter()
         try:
             events = list(self.session.feed(res.observation) or [])
@@ -207,6 +272,7 @@ class Pipeline:
                      "it was skipped. Please report this.", topic="session-bug")
             return []
         t1 = time.perf_counter()
+        self._said.pop("session", None)  # stored again: a later failure is reported again
         self.stats.timings_ms.setdefault("tracker", []).append((t1 - t0) * 1000)
         self.stats.latency_ms.append((t1 - t_in) * 1000)
         self.stats.events += len(events)
@@ -215,6 +281,14 @@ class Pipeline:
             for e in events:
                 self.on_event(e)
         return events
+
+    def _frame_hook(self, frame, image, res) -> None:
+        if self.on_frame is None:
+            return
+        try:
+            self.on_frame(frame, image, res)
+        except Exception as exc:  # a display hook must never stop the reading
+            self.say("warning", f"frame display failed ({type(exc).__name__}: {exc}).", topic="on_frame")
 
     def _report_boards(self, res) -> None:
         if self._first_t is None:

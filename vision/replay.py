@@ -183,3 +183,85 @@ def evaluate(folders, detector=None, progress=None) -> dict:
             "legal_games": len(legal),
             "false_alerts_per_20_legal_games": round(20 * sum(g["false_alerts"] for g in legal) / len(legal), 2) if legal else None,
             "per_game": games}
+
+
+# ---------------------------------------------------------------------------------------------- vision-only figures
+
+
+def reading_report(folder, detector=None, max_examples: int = 25) -> dict:
+    """How well the camera side alone reads a rendered game: after each table change (legal steps of
+    truth.json), the readings the pipeline has emitted so far against ``expected_readings`` of the true state
+    (score spaces with ``score_reading_agrees``: only the top disk shows). No tracker involved, so this separates
+    vision errors from tracking errors. Returns counts per board kind and the most frequent wrong readings."""
+    from collections import Counter
+
+    from assistant.wendake import moves as M
+    from assistant.wendake import rules
+    from assistant.wendake import view as V
+    from assistant.wendake.state import State
+    from calibration import camera as cam
+    from calibration import layout as lay
+    from vision.observe import Observer
+    from vision.sources import FolderSource
+
+    folder = Path(folder)
+    meta = read_session_file(folder)
+    truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
+    ob = Observer([lay.resolve(n) for n in meta["layouts"]], detector=detector,
+                  camera=cam.load(folder / meta["camera"]) if meta.get("camera") else None)
+    state = State.from_json(meta["initial"])
+    moves = [M.move_from_json(m) for m in truth["moves"]]
+    steps = truth["steps"]
+    ends = [steps[i + 1]["frame"] - 1 for i in range(len(steps) - 1)] + [10**9]
+    belief: dict = {}
+    per_kind: dict[str, list[int]] = {}  # board kind -> [wrong, missing, total]
+    wrong_examples: Counter = Counter()
+    checked = 0
+    source = FolderSource(folder)
+    frames = iter(source)
+    pending = None
+    for i, st in enumerate(steps):
+        for m in st["moves"]:
+            rules.apply(state, moves[m], validate=False)
+        while True:  # play frames up to the end of this step's window
+            f = pending or next(frames, None)
+            pending = None
+            if f is None:
+                break
+            if f.index > ends[i]:
+                pending = f
+                break
+            if f.image is None:
+                continue
+            res = ob.process(f.index, f.t, f.image)
+            if res.observation is not None:
+                belief.update({k: r.value for k, r in res.observation.readings.items()})
+        if st.get("injected"):
+            continue
+        checked += 1
+        exp = V.expected_readings(state)
+        colours = [p.colour for p in state.players]
+        stacks = {b: V.score_stacks(state, b) for b in V.SCORE_BOARDS}
+        for key, want in exp.items():
+            board, _, region = key.partition("/")
+            kind = "tile" if "#tile" in key else next((k for k in ("map", "village", "scores", "mask") if board.startswith(f"wendake-{k}")), board)
+            c = per_kind.setdefault(kind, [0, 0, 0])
+            c[2] += 1
+            if key not in belief:
+                c[1] += 1
+                continue
+            got = belief[key]
+            if board in stacks:
+                ok = V.score_reading_agrees(got, {colours[p] for p in stacks[board].get(region, [])})
+            else:
+                ok = got == want
+            if not ok:
+                c[0] += 1
+                wrong_examples[(key, str(want), str(got))] += 1
+    source.close()
+    total = sum(c[2] for c in per_kind.values())
+    bad = sum(c[0] + c[1] for c in per_kind.values())
+    return {"folder": str(folder), "steps_checked": checked, "readings": total,
+            "correct_share": round(1 - bad / total, 5) if total else None,
+            "per_kind": {k: {"wrong": c[0], "missing": c[1], "total": c[2]} for k, c in sorted(per_kind.items())},
+            "most_wrong": [{"key": k, "expected": w, "read": g, "steps": n} for (k, w, g), n in wrong_examples.most_common(max_examples)]}

@@ -1,0 +1,550 @@
+"""``tablewatch live``: the product's main loop on a real table — camera pipeline + game session + tablet page.
+
+One process, two sides:
+- a background thread runs ``vision.pipeline.Pipeline`` on the camera (``--source``) and feeds the current
+  ``GameSession`` (its SQLite log keeps every observation and event, so a crash, ``kill -9`` or power cut loses
+  nothing: the next start resumes the newest game from the log);
+- the main thread serves the tablet app (``web.server.serve``) with the hooks docs/web.md describes:
+  ``BOARD_VIEW`` (the rectified boards with regions and detections drawn, the boards' states and the latest
+  camera messages), ``CAMERA_FRAME`` (the newest camera frame, for the setup wizard's live camera check and
+  colour calibration) and ``on_new_session`` (a game started from the wizard is the one the pipeline feeds).
+
+Which game: ``--players A,B`` starts a new one; ``--game ID`` resumes that one; otherwise the newest game in the
+database is resumed (none yet: the tablet's Setup starts one, the camera meanwhile reads the table for the
+board view). Which boards: ``--layout`` (repeat), else the layouts chosen in the wizard (``DATA_DIR/setup.json``,
+watched while running: a new choice is used from the next frame), else none yet (frames are only shown).
+Camera intrinsics: ``--camera``, else ``DATA_DIR/camera.json`` when present; rescaled to the frame size.
+
+Bad input never ends the game: a missing or unplugged camera is waited for (message every change, retry every
+``reopen_s``), a board out of view / covered markers / a layout that does not match the table / corrupt frames
+are reported by the pipeline, a full disk is reported by the session (``log_status``) and the loop goes on; an
+unexpected error in the loop is reported and the loop restarts. Messages go to stderr (journald under systemd)
+and onto the board view.
+
+Owns ``Live`` (the loop thread, hooks and board-view rendering) and the ``live`` subcommand (registered by
+``vision.pipecli``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+
+from assistant.errors import UserError
+
+VIEW_WIDTH = 1280  # width of the board-view picture
+JPEG_QUALITY = 80
+SETUP_POLL_S = 2.0  # how often setup.json is checked for a new layout choice
+STALE_FRAME_S = 5.0  # a live camera's frame older than this is not shown as "the camera's picture"
+REGION_COLOURS = {  # BGR per region kind in the board view
+    "productive_area": (0, 200, 255), "territory": (60, 180, 60), "lake": (230, 140, 40), "tile_slot": (200, 80, 200),
+}
+PIECE_COLOURS = {"red": (40, 40, 230), "blue": (220, 120, 30), "green": (60, 170, 40), "yellow": (20, 220, 240),
+                 "black": (30, 30, 30), "white": (245, 245, 245), "purple": (160, 60, 140), "orange": (0, 140, 255)}
+STATE_OK = ("read", "cached")
+
+
+def _stderr(level: str, text: str) -> None:
+    print(f"tablewatch live [{level}]: {text}", file=sys.stderr, flush=True)
+
+
+def is_live_source(source) -> bool:
+    from vision.sources import LiveSource
+
+    return isinstance(source, LiveSource)
+
+
+def resolve_layout(name: str, data_dir: Path | None) -> dict:
+    """A layout by name: the user's traced one in ``DATA_DIR/layouts/<name>.json`` first, then a file path or a
+    built-in layout."""
+    from calibration import layout as lay
+
+    if data_dir is not None:
+        own = Path(data_dir) / "layouts" / f"{name}.json"
+        if own.is_file():
+            return lay.load(own)
+    return lay.resolve(name)
+
+
+def setup_layout_names(data_dir: Path | None) -> list[str]:
+    """The layouts chosen in the setup wizard (``DATA_DIR/setup.json``), map first; [] when none."""
+    if data_dir is None:
+        return []
+    path = Path(data_dir) / "setup.json"
+    if not path.is_file():
+        return []
+    try:
+        boards = json.loads(path.read_text(encoding="utf-8")).get("boards") or {}
+    except (json.JSONDecodeError, OSError, AttributeError):
+        return []
+    names = [n for role, n in sorted(boards.items(), key=lambda kv: (kv[0] != "map", kv[0])) if isinstance(n, str) and n]
+    return list(dict.fromkeys(names))
+
+
+class Live:
+    """The camera loop feeding the current game, and the web hooks. ``start()`` / ``stop()``; thread-safe hooks."""
+
+    def __init__(self, source, session=None, layouts: list[str] | None = None, data_dir=None, camera_file=None,
+                 detector=None, threads: int = 2, settle=None, reopen_s: float = 5.0, on_message=None,
+                 messages_kept: int = 50):
+        self.source = source
+        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.fixed_layouts = list(layouts or [])  # from the command line: never replaced by the wizard's choice
+        self.camera_file = Path(camera_file) if camera_file else None
+        if self.camera_file is not None and not self.camera_file.is_file():
+            raise UserError(f"camera file {self.camera_file} not found. Make one with: tablewatch calibrate camera ... "
+                            f"--out {self.camera_file}, or leave out --camera.")
+        self.on_message = on_message or _stderr
+        self.messages: deque = deque(maxlen=messages_kept)  # (time.time(), level, text)
+        self._lock = threading.Lock()
+        self._frame = None  # newest usable camera frame (BGR)
+        self._frame_at = 0.0  # time.monotonic() when it came
+        self._frame_size = None  # (w, h) the current layouts/camera were set up for
+        self._layout_names: list[str] = []
+        self._setup_mtime = None
+        self._setup_checked = 0.0
+        self._view_cache: tuple | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.ended = threading.Event()  # set when a recorded source has been played to its end
+        self.error: str | None = None
+        # layouts given on the command line are checked now, so a typo fails at start (exit 2), not in the loop
+        self._fixed_data = [resolve_layout(n, self.data_dir) for n in self.fixed_layouts]
+        from vision.detect import Detector
+        from vision.pipeline import Pipeline
+
+        if detector is None or isinstance(detector, (str, Path)):  # loaded once, now: a bad --model fails at start
+            detector = Detector(str(detector or "detector"), threads=threads)
+        self.pipeline = Pipeline(source, [], None, detector=detector, settle=settle, threads=threads,
+                                 on_message=self._say, wait_for_camera=is_live_source(source), reopen_s=reopen_s,
+                                 on_frame=self._on_frame, allow_no_layouts=True)
+        self.session = None
+        self.set_session(session)
+
+    # ------------------------------------------------------------------------------------------ messages
+
+    def _say(self, level: str, text: str) -> None:
+        self.messages.append((time.time(), level, text))
+        self.on_message(level, text)
+
+    # ------------------------------------------------------------------------------------------ the game
+
+    def set_session(self, session) -> None:
+        """Feed ``session`` from the next frame on (the web app's on_new_session callback). A placeholder without
+        a game (web.adapter.NoGame) means: read the table, track nothing."""
+        self.session = session
+        real = session is not None and not type(session).__name__ == "NoGame" and callable(getattr(session, "feed", None))
+        self.pipeline.replace_session(session if real else None)
+        if real:
+            self._say("info", f"tracking game {getattr(session, 'game_id', '?')}.")
+
+    # ------------------------------------------------------------------------------------------ boards
+
+    def _wanted_layouts(self) -> tuple[list[str], list[dict]] | None:
+        """(names, layouts) to read; None when the wizard's choice cannot be loaded (keep what is read now)."""
+        if self.fixed_layouts:
+            return self.fixed_layouts, self._fixed_data
+        names = setup_layout_names(self.data_dir)
+        data, bad = [], []
+        for n in names:
+            try:
+                data.append(resolve_layout(n, self.data_dir))
+            except UserError as exc:
+                bad.append(f"{n} ({exc})")
+        if bad:
+            self._say("error", "the layouts chosen in Setup cannot be loaded: " + "; ".join(bad) + ". Choose them again in "
+                      "Setup; the boards read so far are still read.")
+            return None
+        return [d["name"] for d in data], data
+
+    def _camera_for(self, size):
+        path = self.camera_file
+        if path is None and self.data_dir is not None and (self.data_dir / "camera.json").is_file():
+            path = self.data_dir / "camera.json"
+        if path is None:
+            return None
+        from calibration import camera as cam
+
+        try:
+            return cam.load(path, size)
+        except UserError as exc:
+            self._say("warning", f"{exc} Going on without lens correction (boards near the picture's edge read worse).")
+            return None
+
+    def _configure(self, size, force: bool = False) -> None:
+        """(Re)give the pipeline its boards and lens for this frame size when they changed."""
+        if self.fixed_layouts:
+            setup_changed = False
+        else:
+            now = time.monotonic()
+            setup_changed = False
+            if now - self._setup_checked >= SETUP_POLL_S or force:
+                self._setup_checked = now
+                path = self.data_dir / "setup.json" if self.data_dir is not None else None
+                mtime = path.stat().st_mtime if path is not None and path.is_file() else None
+                setup_changed = mtime != self._setup_mtime
+                self._setup_mtime = mtime
+        if not (force or setup_changed or size != self._frame_size):
+            return
+        wanted = self._wanted_layouts()
+        if wanted is None:  # said once; tried again when setup.json changes
+            self._frame_size = size
+            return
+        names, data = wanted
+        if names == self._layout_names and size == self._frame_size and not force:
+            return
+        self._frame_size = size
+        self._layout_names = names
+        if not data:
+            self._say("warning", "no boards to read yet: choose the layout of each board in Setup on the tablet "
+                      "(or start with --layout). The camera picture is shown meanwhile.")
+        else:
+            self._say("info", f"reading {', '.join(names)} at {size[0]}x{size[1]}.")
+        try:
+            self.pipeline.replace_layouts(data, self._camera_for(size))
+        except UserError as exc:
+            self._say("error", f"{exc}")
+
+    def _on_frame(self, frame, image, result) -> None:
+        with self._lock:
+            self._frame = image
+            self._frame_at = time.monotonic()
+        size = (image.shape[1], image.shape[0])
+        self._configure(size, force=self._frame_size is None)
+
+    # ------------------------------------------------------------------------------------------ the loop
+
+    def start(self) -> "Live":
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._loop, name="tablewatch-live", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self.pipeline.stop()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.pipeline._stop = False
+            try:
+                self.pipeline.run()
+            except UserError as exc:  # a recorded source that cannot be opened; a live one is waited for by run()
+                self.error = str(exc)
+                self._say("error", f"{exc}")
+                if not is_live_source(self.source):
+                    break
+            except Exception as exc:  # noqa: BLE001 - the loop restarts; the game is in the session's log
+                self.error = f"{type(exc).__name__}: {exc}"
+                self._say("error", f"the camera loop failed ({self.error}); restarting it in "
+                          f"{self.pipeline.reopen_s:g} s. The game is kept.")
+            else:
+                if not is_live_source(self.source) or self._stop.is_set():
+                    if not self._stop.is_set():
+                        s = self.pipeline.stats
+                        self._say("info", f"the recording has ended ({s.frames} frames, {s.observations} observations, "
+                                  f"{s.events} events); the tablet page stays up. Ctrl-C to stop.")
+                    break
+            self._stop.wait(self.pipeline.reopen_s)
+        self.ended.set()
+
+    # ------------------------------------------------------------------------------------------ web hooks
+
+    def camera_frame(self):
+        """The newest camera frame (BGR copy); None before the first one, and None when a live camera has sent
+        nothing for ``STALE_FRAME_S`` (unplugged: the setup check then says the camera delivers no pictures)."""
+        with self._lock:
+            if self._frame is None:
+                return None
+            if is_live_source(self.source) and time.monotonic() - self._frame_at > STALE_FRAME_S:
+                return None
+            return self._frame.copy()
+
+    def board_view(self) -> bytes | None:
+        """The board view as JPEG: each board's last read with regions and detections, its state and the latest
+        camera messages; the camera picture while no board is chosen; None before any frame or message."""
+        import cv2
+
+        pipe = self.pipeline
+        obs = pipe.observer
+        res = pipe.last_result
+        states = dict(res.boards) if res is not None else {}
+        msgs = tuple(text for _, level, text in list(self.messages)[-4:] if level != "info")
+        key = (id(obs), obs.views_version if obs is not None else None, tuple(sorted(states.items())), msgs,
+               id(self._frame) if obs is None else None)
+        cached = self._view_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        if obs is None:
+            frame = self.camera_frame()
+            if frame is None and not msgs:
+                return None
+            canvas = _fit(frame, VIEW_WIDTH) if frame is not None else np.full((360, VIEW_WIDTH, 3), 40, np.uint8)
+            img = _with_messages(canvas, ("camera picture: no boards chosen yet (Setup -> layouts)",) + msgs)
+        else:
+            img = render_board_view(obs, states, msgs, obs.threshold)
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        data = buf.tobytes() if ok else None
+        self._view_cache = (key, data)
+        return data
+
+    def web_config(self) -> dict:
+        return {"BOARD_VIEW": self.board_view, "CAMERA_FRAME": self.camera_frame}
+
+    def attach(self, app) -> None:
+        """Follow the web app's game: a game started from the wizard is the one the pipeline feeds."""
+        app.extensions["tablewatch"].on_new_session.append(self.set_session)
+
+
+# ---------------------------------------------------------------------------------------------- drawing
+
+
+def _fit(img: np.ndarray, width: int) -> np.ndarray:
+    import cv2
+
+    h, w = img.shape[:2]
+    if w == width:
+        return img.copy()
+    return cv2.resize(img, (width, max(1, round(h * width / w))), interpolation=cv2.INTER_AREA if w > width else cv2.INTER_LINEAR)
+
+
+def _text(img, text: str, org, scale: float = 0.6, colour=(255, 255, 255), thickness: int = 1) -> None:
+    import cv2
+
+    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), thickness + 2, cv2.LINE_AA)
+    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thickness, cv2.LINE_AA)
+
+
+def _with_messages(img: np.ndarray, lines) -> np.ndarray:
+    """The picture with a bar of message lines under it (long lines cut)."""
+    lines = [ln if len(ln) <= 150 else ln[:147] + "..." for ln in lines if ln]
+    if not lines:
+        return img
+    bar = np.full((26 * len(lines) + 10, img.shape[1], 3), (30, 30, 60), np.uint8)
+    for i, ln in enumerate(lines):
+        _text(bar, ln, (10, 24 + 26 * i), 0.55, (200, 230, 255))
+    return np.vstack([img, bar])
+
+
+def draw_board(view, layout: dict, threshold: float) -> np.ndarray:
+    """One board's rectified view with its regions (by kind) and detections (ring in the piece's colour, grey and
+    thin for near misses below ``threshold``)."""
+    import cv2
+
+    img = view.image.copy()
+    r = view.px_per_mm
+    for reg in layout.get("regions", []):
+        kind = reg.get("kind")
+        if kind == "colour_spot":
+            continue
+        pts = np.round(np.asarray(reg["polygon"], np.float64) * r).astype(np.int32).reshape(-1, 1, 2)
+        cv2.polylines(img, [pts], True, REGION_COLOURS.get(kind, (150, 150, 150)), 1, cv2.LINE_AA)
+    for p in view.detections:
+        c = (int(round(p.x_mm * r)), int(round(p.y_mm * r)))
+        rad = max(3, int(round(max(p.w_mm, p.h_mm) * r / 2)))
+        if p.score < threshold:
+            cv2.circle(img, c, rad, (160, 160, 160), 1, cv2.LINE_AA)
+            continue
+        col = PIECE_COLOURS.get(p.colour, (255, 255, 255))
+        cv2.circle(img, c, rad + 2, (255, 255, 255), 1, cv2.LINE_AA)
+        cv2.circle(img, c, rad, col, 2, cv2.LINE_AA)
+        _text(img, p.cls[:3], (c[0] - rad, c[1] - rad - 3), 0.35 * max(1.0, r), (255, 255, 255))
+    return img
+
+
+def _titled(img: np.ndarray, title: str, ok: bool) -> np.ndarray:
+    bar = np.full((30, img.shape[1], 3), (40, 90, 40) if ok else (20, 90, 170), np.uint8)
+    _text(bar, title, (8, 21), 0.6)
+    return np.vstack([bar, img])
+
+
+def render_board_view(observer, states: dict, messages=(), threshold: float = 0.3, width: int = VIEW_WIDTH) -> np.ndarray:
+    """Every board of ``observer`` in one BGR picture: the first board (the map) full width, the others three to a
+    row, each titled with its name and state; then the messages."""
+    views = dict(observer.views)
+    tiles = []
+    for name, lay in observer.layouts.items():
+        state = states.get(name, "not read yet")
+        v = views.get(name)
+        if v is not None:
+            img = draw_board(v, lay, threshold)
+            when = f"{state}" if state in STATE_OK else f"{state} (showing the last read)"
+        else:
+            w, h = lay["size_mm"]
+            img = np.full((max(1, int(h)), max(1, int(w)), 3), 60, np.uint8)
+            when = state
+        tiles.append((img, f"{name}: {when}", state in STATE_OK))
+    rows = []
+    if tiles:
+        first, rest = tiles[0], tiles[1:]
+        rows.append(_titled(_fit(first[0], width), first[1], first[2]))
+        per_row = 3
+        for i in range(0, len(rest), per_row):
+            group = rest[i:i + per_row]
+            tw = width // per_row
+            cells = [_titled(_fit(img, tw), title, ok) for img, title, ok in group]
+            hmax = max(c.shape[0] for c in cells)
+            padded = [np.vstack([c, np.full((hmax - c.shape[0], tw, 3), 25, np.uint8)]) for c in cells]
+            padded += [np.full((hmax, tw, 3), 25, np.uint8)] * (per_row - len(group))
+            row = np.hstack(padded)
+            if row.shape[1] < width:
+                row = np.hstack([row, np.full((hmax, width - row.shape[1], 3), 25, np.uint8)])
+            rows.append(row)
+    canvas = np.vstack(rows) if rows else np.full((200, width, 3), 40, np.uint8)
+    return _with_messages(canvas, list(messages))
+
+
+# ---------------------------------------------------------------------------------------------- the command
+
+
+def add_parser(sub) -> None:
+    from pathlib import Path as _P
+
+    p = sub.add_parser("live", help="the table assistant: read the camera, track the game, serve the tablet page",
+                       description="Run the camera pipeline on the table and feed the game, while serving the tablet app "
+                       "(scoreboard, alerts, board view, setup). Resumes the newest game in the database unless "
+                       "--players starts a new one; a crash or power cut loses nothing (the game is in the SQLite log).")
+    p.add_argument("--source", default="auto", help="camera: picam | usb:0 | usb:/dev/video2 | video:FILE | folder:DIR "
+                   "(default auto: the Raspberry Pi camera when picamera2 is installed, else usb:0)")
+    p.add_argument("--size", default="2304x1296", help="camera resolution WxH (default 2304x1296)")
+    p.add_argument("--fps", type=float, default=10.0, help="camera frame rate (default 10)")
+    p.add_argument("--layout", action="append", help="layout of each board on the table (repeat; default: the boards "
+                   "chosen in Setup on the tablet)")
+    p.add_argument("--camera", help="camera.json from `tablewatch calibrate camera` (default: DATA_DIR/camera.json if present)")
+    p.add_argument("--players", help="start a new game with these players, comma-separated (default: resume the newest game)")
+    p.add_argument("--colours", help="their colours, comma-separated (default: the edition's order)")
+    p.add_argument("--seed", type=int, help="seed of the new game's setup (with --players)")
+    p.add_argument("--game", help="resume this game id (default: the newest)")
+    p.add_argument("--db", help="the game database (default: DATA_DIR/games.sqlite)")
+    p.add_argument("--data-dir", default=str(_P.home() / ".tablewatch"),
+                   help="the server's folder: PIN, layouts, setup, camera.json, games (default ~/.tablewatch)")
+    p.add_argument("--host", default="0.0.0.0", help="address the tablet page listens on (default 0.0.0.0: the local network)")
+    p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    p.add_argument("--model", default="detector", help="detector model name or .onnx path (default detector)")
+    p.add_argument("--vision-threads", type=int, default=2, help="threads for OpenCV and the detector (default 2)")
+    p.add_argument("--web-threads", type=int, default=48, help="web worker threads; each open page holds one (default 48)")
+    p.add_argument("--pace", action="store_true", help="play a folder source at its recorded pace (a live replay)")
+    p.add_argument("--no-qr", action="store_true", help="do not print the QR code")
+    p.set_defaults(func=run_live)
+
+
+def pick_source(spec: str, size, fps, pace: bool):
+    from vision.sources import open_source
+
+    if spec == "auto":
+        try:
+            import picamera2  # noqa: F401
+
+            spec = "picam"
+        except ImportError:
+            spec = "usb:0"
+    return open_source(spec, size=size, fps=fps, pace=pace)
+
+
+def open_game(db: str, players: str | None, colours: str | None, seed: int | None, game: str | None):
+    """The session to feed: a new game (``players``), the given one, the newest, or web.adapter.NoGame."""
+    if players:
+        from assistant.session import GameSession
+
+        names = [n.strip() for n in players.split(",") if n.strip()]
+        cols = [c.strip() for c in colours.split(",")] if colours else None
+        if game:
+            raise UserError("--players starts a new game and --game resumes one; give only one of them.")
+        return GameSession.create(db, players=names, colours=cols, seed=seed)
+    if colours or seed is not None:
+        raise UserError("--colours and --seed go with --players (a new game); leave them out to resume a game.")
+    from web.cli import open_session
+
+    return open_session(db, game)
+
+
+def build_app(live: Live, session, data_dir: Path, db: str, pin: str | None = None, out=sys.stdout):
+    """The tablet app for ``live``: PIN set up at first start (web.server.ensure_pin), the pipeline hooks, and the
+    pipeline following the wizard's new games. A new game goes into ``db`` (the app's default NEW_GAME)."""
+    from web.app import create_app
+    from web.server import ensure_pin
+
+    pin_file = Path(data_dir) / "pin.json"
+    ensure_pin(pin_file, pin, out=out)
+    app = create_app(session, {"PIN_FILE": str(pin_file), "DATA_DIR": str(data_dir), "DB_PATH": db, **live.web_config()})
+    live.attach(app)
+    return app
+
+
+def _sigterm_to_interrupt() -> None:
+    """systemd stops the service with SIGTERM: end like Ctrl-C (server closed, session flushed)."""
+    import signal
+
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, handler)
+
+
+def run_live(args) -> int:
+    import cv2
+
+    from vision.sources import parse_size
+    from web.server import make_server, page_url, qr_text
+
+    if not 0 < args.port < 65536:
+        raise UserError(f"--port {args.port} is not a port number (1-65535).")
+    if args.vision_threads < 1 or args.web_threads < 1:
+        raise UserError("--vision-threads and --web-threads must be at least 1.")
+    cv2.setNumThreads(args.vision_threads)
+    data_dir = Path(args.data_dir).expanduser()
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create the data folder {data_dir}: {exc.strerror or exc}. Choose another --data-dir.") from None
+    db = str(Path(args.db).expanduser()) if args.db else str(data_dir / "games.sqlite")
+    source = pick_source(args.source, parse_size(args.size), args.fps, args.pace)
+    if not is_live_source(source):
+        source.open()  # a recording that cannot be played fails now, with its message
+    session = open_game(db, args.players, args.colours, args.seed, args.game)
+    live = Live(source, session, layouts=args.layout, data_dir=data_dir, camera_file=args.camera, detector=args.model,
+                threads=args.vision_threads)
+    app = build_app(live, session, data_dir, db)
+    tw = app.extensions["tablewatch"]
+    server = make_server(app, args.host, args.port, args.web_threads)
+    port = getattr(server, "effective_port", args.port)
+    url = page_url(args.host, port)
+    game = getattr(session, "game_id", None)
+    print(f"tablewatch live: camera {source.describe()}; game database {db}; "
+          + (f"game {game}" if game else "no game yet: start one in Setup on the tablet"), flush=True)
+    print(f"Tablewatch is live at {url}  (open it on the tablet, or scan:)", flush=True)
+    if not args.no_qr:
+        print(qr_text(url), flush=True)
+    print("Press Ctrl-C to stop.", flush=True)
+    _sigterm_to_interrupt()
+    tw.hub.start()
+    live.start()
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        live.stop()
+        tw.hub.stop()
+        server.close()
+        s = tw.session
+        if s is not None and hasattr(s, "close"):
+            try:
+                s.close()
+            except Exception:  # noqa: BLE001 - closing at exit; every event is already in the log
+                pass
+    print("tablewatch live: stopped; the game is kept in " + db, flush=True)
+    return 0
