@@ -173,17 +173,8 @@ class GameSession:
                 tr.groups.append(len(moves))
             self._move_seq += [seq] * len(ev.moves)
         elif isinstance(ev, Correction):
-            if replay:
-                if ev.removed:
-                    tr.truncate(len(ev.removed))
-                    if tr.groups:
-                        tr.groups.pop()
-                if ev.added:
-                    moves = [M.move_from_json(m) for m in ev.added]
-                    for e in ev.edits:
-                        tr.edits.setdefault(len(tr.moves) + int(e["at"]), []).append(e["edit"])
-                    tr.moves += moves
-                    tr.groups.append(len(moves))
+            if replay:  # undo, correct, confirm, switch: the same log rewrite as live (Tracker._relog)
+                tr._relog(len(ev.removed), [M.move_from_json(m) for m in ev.added], ev.edits if ev.added else [])
             if ev.removed:
                 self._move_seq = self._move_seq[:len(self._move_seq) - len(ev.removed)]
             self._move_seq += [seq] * len(ev.added)

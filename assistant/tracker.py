@@ -130,8 +130,8 @@ class AlertCleared(Event):
 
 @dataclass
 class Correction(Event):
-    action: str  # "undo" | "correct" | "confirm"
-    removed: list[dict]  # move JSON taken back
+    action: str  # "undo" | "correct" | "confirm" | "switch" (a kept alternative explains the table better)
+    removed: list[dict]  # move JSON taken back (the last ``len(removed)`` moves of the log)
     added: list[dict]  # move JSON played
     message: str
     edits: list[dict] = field(default_factory=list)  # hidden-information edits before the added moves (as MoveRecognized)
@@ -238,11 +238,26 @@ class _Node:
         return (round(self.cost, 6), round(self.score_cost, 6), self.pref + left, len(self.moves))
 
 
+@dataclass
+class _Alt:
+    """An alternative line kept across observations: from move ``at`` of the committed log, ``moves`` (with
+    ``edits``: (index into moves, edit)) explained the observation where the lines split as well as the committed
+    ones did, and the table looked the same, but hidden things differ (a score value under another disk, an
+    action whose effect does not show). ``obs`` counts the observations seen since the split."""
+
+    at: int
+    moves: tuple
+    edits: tuple
+    state: State
+    born: int  # index into Tracker._history of the first observation after the split
+
+
 class Tracker:
     """Holds the game state and explains observations. Not thread-safe by itself (GameSession locks)."""
 
     def __init__(self, state: State, edition=None, beam: int = 10, max_depth: int = 14,
-                 accept_cost: float = 1.0, alert_confidence: float = 0.6, move_beam: int = 12):
+                 accept_cost: float = 1.0, alert_confidence: float = 0.6, move_beam: int = 12,
+                 max_alts: int = 3, alt_horizon: int = 24):
         self.ed = edition or load_edition()
         self.initial = state.copy()
         self.state = state.copy()
@@ -256,21 +271,38 @@ class Tracker:
         self.next_alert = 1
         self.last_candidates: list[_Node] = []  # the ranked alternatives of the last NeedsConfirmation
         self.stats = Counter()
+        self.timings: list[float] = []  # milliseconds spent on each observation
+        # hypotheses across observations: alternative lines that looked the same as the committed one when they
+        # split; the observations since the oldest split are kept to replay an alternative when it is needed
+        self.alts: list[_Alt] = []
+        self._history: list[list] = []  # reading items of the observations since the oldest alternative's split
+        self.max_alts, self.alt_horizon = max_alts, alt_horizon
 
     # ---- public API --------------------------------------------------------------------------------------------
     def observe(self, obs: Observation) -> list[Event]:
         t0 = time.perf_counter()
+        try:
+            return self._observe(obs)
+        finally:
+            dt = time.perf_counter() - t0
+            self.stats["search_s"] += dt
+            self.timings.append(dt * 1000.0)
+
+    def _observe(self, obs: Observation) -> list[Event]:
         items = [(k, r.value, r.confidence) for k, r in obs.readings.items()]
         self._last_items = {k: v for k, v, _ in items}
-        root = self._node(self.state, (), items, 0)
-        if root.cost == 0:
-            nodes = [root]
-        else:
-            nodes = self._search(root, items)
+        nodes = self._explain(self.state, items)
         best = min(nodes, key=_Node.key)
         events: list[Event] = []
         self.stats["observations"] += 1
-        if best.cost < self.accept_cost and best.worst < self.alert_confidence:
+        ok = self._acceptable(best)
+        if self.alts and (not ok or best.score_cost > 0):
+            # the committed line cannot explain the table (or its score disks): a line kept alive since an
+            # earlier observation may (a score value hidden under another disk then, visible now)
+            switched = self._try_alternatives(items, best if ok else None)
+            if switched is not None:
+                return switched
+        if ok:
             ties = [n for n in nodes if n.moves != best.moves and abs(n.cost - best.cost) < 1e-9
                     and abs(n.score_cost - best.score_cost) < 1e-9]
             distinct = self._visibly_different(best, ties)
@@ -278,17 +310,126 @@ class Tracker:
                 self.stats["deferred"] += 1
                 return events  # wait for a fuller look before choosing
             events += self._clear_alerts(("IllegalMove", "TableOutOfSync"), "the table matches a legal position again")
+            at = len(self.moves)
             if best.moves:
                 events += self._accept(best)
                 if distinct:
                     cands = [best] + distinct[:4]
                     self.last_candidates = cands
                     events.append(self._alert(NeedsConfirmation(0, [self._candidate_json(i, n) for i, n in enumerate(cands)])))
+            self._remember(items, at, best, nodes)
             events += self._check_scores(items)
         else:
+            self._forget()  # every alternative was tried above and none explains the table
             events += self._explain_failure(best, items)
-        self.stats["search_s"] += time.perf_counter() - t0
         return events
+
+    def _explain(self, state: State, items) -> list[_Node]:
+        root = self._node(state, (), items, 0)
+        if root.cost == 0 and root.score_cost == 0:
+            return [root]
+        return self._search(root, items)
+
+    def _acceptable(self, node: _Node) -> bool:
+        return node.cost < self.accept_cost and node.worst < self.alert_confidence
+
+    # ---- hypotheses across observations ------------------------------------------------------------------------
+    @staticmethod
+    def _hidden(node: _Node):
+        """What differs between two states that look the same on the table: score values under other disks,
+        turtle tiles, hand sizes, progress tiles, and how far the turn has gone."""
+        s = node.state
+        t = s.turn
+        return (tuple(tuple(p.tracks.values()) for p in s.players), tuple(len(p.turtles) for p in s.players),
+                tuple(len(p.hand) for p in s.players), tuple((tuple(p.progress), tuple(p.progress_used), p.flag) for p in s.players),
+                None if t is None else (t.cursor, t.placed))
+
+    def _remember(self, items, at: int, best: _Node, nodes: list[_Node]) -> None:
+        """Keep alive the candidates that explained this observation exactly as well as the accepted one and
+        look the same on the table, but differ in hidden things; drop the alternatives too old to matter."""
+        if self.alts:
+            self._history.append(items)
+        found, keys = 0, {self._hidden(best)}
+        for n in sorted(nodes, key=_Node.key):
+            if found >= 2:
+                break
+            if n is best or abs(n.cost - best.cost) > 1e-9 or abs(n.score_cost - best.score_cost) > 1e-9 \
+                    or n.worst >= self.alert_confidence or n.exp != best.exp:
+                continue
+            h = self._hidden(n)
+            if h in keys:
+                continue
+            keys.add(h)
+            self.alts.append(_Alt(at, n.moves, n.edits, n.state, len(self._history)))
+            found += 1
+        horizon = len(self._history) - self.alt_horizon
+        self.alts = [a for a in self.alts if a.born >= horizon][-self.max_alts:]
+        if not self.alts:
+            self._history = []
+        else:
+            first = min(a.born for a in self.alts)
+            if first:
+                self._history = self._history[first:]
+                for a in self.alts:
+                    a.born -= first
+        self.stats["alternatives"] += found
+
+    def _forget(self) -> None:
+        self.alts, self._history = [], []
+
+    def _try_alternatives(self, items, committed: _Node | None) -> list[Event] | None:
+        """Replay each kept alternative over the observations since its split and this one; when one explains
+        them all and this one better than the committed line, switch to it: a ``Correction("switch")`` takes
+        back the committed moves since the split and plays the alternative's (the log stays append-only and a
+        resumed game replays the switch)."""
+        history = self._history + [items]
+        found = []
+        for alt in self.alts:
+            state, moves, edits = alt.state, list(alt.moves), [{"at": i, "edit": e} for i, e in alt.edits]
+            node = None
+            for h in history[alt.born:]:
+                nodes = self._explain(state, h)
+                node = min(nodes, key=_Node.key)
+                if not self._acceptable(node):
+                    break
+                edits += [{"at": len(moves) + i, "edit": e} for i, e in node.edits]
+                moves += node.moves
+                state = node.state
+            else:
+                if committed is None or (node.cost, node.score_cost) < (committed.cost, committed.score_cost):
+                    found.append(((round(node.cost, 6), round(node.score_cost, 6), len(moves)), alt, moves, edits))
+        if not found:
+            return None
+        _, alt, moves, edits = min(found, key=lambda x: x[0])
+        removed = self.moves[alt.at:]
+        self._relog(len(removed), moves, edits)
+        self._rebuild()
+        self._forget()
+        self.last_candidates = []
+        self.stats["switches"] += 1
+        events: list[Event] = [Correction(
+            "switch", [M.move_to_json(m) for m in removed], [M.move_to_json(m) for m in moves],
+            f"the table showed that an earlier turn went differently: {len(removed)} move(s) replaced by {len(moves)}",
+            edits)]
+        events += self._clear_alerts(("IllegalMove", "TableOutOfSync", "ScoreMismatch", "NeedsConfirmation"),
+                                     "an earlier turn was re-read")
+        return events + self._check_scores(items)
+
+    def _relog(self, k: int, moves: list, edits=()) -> None:
+        """The move log only (no state): take back the last ``k`` moves (whole groups) and add ``moves`` as one
+        group with their edits ({"at": index into moves, "edit"}). A correction, live or replayed from the log."""
+        self.truncate(k)
+        left = k
+        while left > 0 and self.groups:
+            left -= self.groups.pop()
+        if left < 0:
+            self.groups.append(-left)
+        base = len(self.moves)
+        for e in edits:
+            self.edits.setdefault(base + int(e["at"]), []).append(e["edit"])
+        self.moves += list(moves)
+        if moves:
+            self.groups.append(len(moves))
 
     def apply_moves(self, moves, edits=()) -> None:
         """Play moves (checked) and record them as one group, as a correction or a replayed log does.
@@ -330,6 +471,7 @@ class Tracker:
         removed = self.truncate(k)
         self._rebuild()
         self.last_candidates = []
+        self._forget()
         return Correction("undo", [M.move_to_json(m) for m in removed], [], f"took back {k} move(s)")
 
     def correct(self, moves) -> list[Event]:
@@ -349,6 +491,7 @@ class Tracker:
             rules.apply(scratch, m, self.ed, validate=False)
             played.append(m)
         self.apply_moves(played, edits)
+        self._forget()
         ev: list[Event] = [Correction("correct", [], [M.move_to_json(m) for m in played],
                                       f"{len(played)} move(s) entered by hand", edits)]
         return ev + self._clear_alerts(None, "corrected by hand")
@@ -396,13 +539,13 @@ class Tracker:
         accepted = self.last_candidates[0]
         k = len(accepted.moves)
         removed, added = [], []
-        if index != 0 and self.moves[-k:] == list(accepted.moves):
-            self.groups.pop()
-            removed = self.truncate(k)
+        if index != 0 and k and self.moves[-k:] == list(accepted.moves):
+            removed = self.moves[-k:]
+            self._relog(k, list(chosen.moves), [{"at": i, "edit": e} for i, e in chosen.edits])
             self._rebuild()
-            self.apply_moves(list(chosen.moves), [{"at": i, "edit": e} for i, e in chosen.edits])
             added = list(chosen.moves)
         self.last_candidates = []
+        self._forget()
         ev: list[Event] = [Correction("confirm", [M.move_to_json(m) for m in removed], [M.move_to_json(m) for m in added],
                                       f"candidate {index} confirmed",
                                       [{"at": i, "edit": e} for i, e in chosen.edits] if added else [])]
@@ -451,9 +594,10 @@ class Tracker:
     # ---- the search ----------------------------------------------------------------------------------------------
     def _search(self, root: _Node, items) -> list[_Node]:
         frontier = [root]
-        seen = {self._sig(root)}
+        seen = {self._sig(root): root.pref}  # signature -> the best preference rank that reached it
         every = [root]
         found_perfect = False
+        rank = 0
         for depth in range(self.max_depth):
             children = []
             for node in frontier:
@@ -469,9 +613,9 @@ class Tracker:
                     edits = node.edits if edit is None else node.edits + ((len(node.moves), edit),)
                     child = self._node(st, node.moves + (move,), items, node.pref + pref, edits=edits)
                     sig = self._sig(child)
-                    if sig in seen:
-                        continue
-                    seen.add(sig)
+                    if sig in seen and seen[sig] <= child.pref:
+                        continue  # reached already, as well or better (a longer path may skip fewer actions)
+                    seen[sig] = child.pref
                     children.append(child)
             if not children:
                 break
@@ -479,10 +623,17 @@ class Tracker:
             every += children
             perfect = [c for c in children if c.cost == 0 and c.score_cost == 0]
             if perfect or found_perfect:
-                # a longer sequence cannot explain more; go deeper only to do the actions still open
+                # a longer sequence cannot explain more; go deeper only to do the actions still open, and to
+                # finish the sequences that rank better than every perfect one so far (an action that changes
+                # nothing, a Tan with no beaver, done before the one that explains the table)
+                if perfect:
+                    rank = min(rank, min(c.pref + self._left(c) for c in perfect)) if found_perfect else \
+                        min(c.pref + self._left(c) for c in perfect)
                 found_perfect = True
                 frontier = [c for c in perfect if c.state.turn is not None and c.state.turn.placed == "tile"
                             and c.state.turn.cursor < len(c.state.turn.pending)][: self.beam]
+                frontier += [c for c in children if not (c.cost == 0 and c.score_cost == 0) and c.pref < rank
+                             and c.state.phase == "actions"][: self.beam]
                 if not frontier:
                     break
                 continue
@@ -514,6 +665,11 @@ class Tracker:
         return (hash(tuple(node.exp.items())), s.phase, s.current, turn, tuple(tuple(p.tracks.values()) for p in s.players),
                 tuple(len(p.turtles) for p in s.players), tuple(len(p.hand) for p in s.players),
                 tuple((tuple(p.progress), tuple(p.progress_used), p.flag) for p in s.players))
+
+    @staticmethod
+    def _left(node: _Node) -> int:
+        t = node.state.turn
+        return len(t.pending) - t.cursor if t is not None and t.placed == "tile" and not t.free_order else 0
 
     @staticmethod
     def _skipped(st: State, move) -> int:
@@ -553,9 +709,11 @@ class Tracker:
         def maybe(key):  # the reading at key differs, or was not read at all
             return key in open_keys or key not in present
 
-        def shows(key, piece):  # the reading at key holds that piece, or was not read at all
+        unsure = {k for k, _, c in items if c < self.alert_confidence}
+
+        def shows(key, piece):  # the reading at key holds that piece, or was not read at all (or not surely)
             v = by_key.get(key, "absent")
-            return v == "absent" or (isinstance(v, tuple) and piece in dict(v))
+            return v == "absent" or key in unsure or (isinstance(v, tuple) and piece in dict(v))
 
         pending_kinds = []
         if st.turn.placed == "tile":
@@ -1136,8 +1294,9 @@ class Tracker:
             events.append(MoveRecognized(player, None if player is None else states[i].players[player].name,
                                          [M.move_to_json(m) for m in run], texts, change, states[i].year,
                                          round(node.cost, 4), ignored, edits))
+            # one move group per MoveRecognized, as a resumed game rebuilds them (undo takes back the last)
+            self.apply_moves(list(run), edits)
             i = j
-        self.apply_moves(list(node.moves), [{"at": k, "edit": e} for k, e in node.edits])
         self.stats["moves"] += len(node.moves)
         return events
 
@@ -1311,14 +1470,14 @@ def observable(move, ed=None):
     if isinstance(move, M.Activate):
         return ("activate", tuple(move.slot))
     if isinstance(move, (M.Move,)):
-        return ("move",) if move.steps else None
+        return ("move",) if _net_steps(move.steps) else None
     if isinstance(move, M.Trade):
         if not (move.exchanges or move.purchases or move.points):
             return None
-        buys = tuple(sorted((ed.progress[b.tile].level, ed.progress[b.tile].category) for b in move.purchases))
+        buys = tuple(sorted(ed.progress[b.tile].level for b in move.purchases))  # tiles are not read: the price shows
         return ("trade", move.victim is not None, buys)
     if isinstance(move, M.MaskCeremony):
-        return ("mask", move.space)
+        return ("mask", move.space) if move.space is not None else None  # a draw alone shows nothing
     if isinstance(move, M.Military):
         return ("military",)
     if isinstance(move, M.UseProgress):
@@ -1341,6 +1500,17 @@ def move_log_equal(seen, true, ed=None) -> bool:
     a = Counter(o for o in (observable(m, ed) for m in seen) if o is not None)
     b = Counter(o for o in (observable(m, ed) for m in true) if o is not None)
     return a == b
+
+
+def _net_steps(steps) -> bool:
+    """Whether a step list changes the map: guard steps that come back where they started show nothing."""
+    if any(st.place != "guard" for st in steps):
+        return True
+    flow = Counter()
+    for st in steps:
+        flow[st.frm] -= 1
+        flow[st.to] += 1
+    return any(flow.values())
 
 
 def _colours_of(value) -> set[str]:

@@ -143,3 +143,28 @@ def test_hidden_card_edits_are_logged_and_replayed_on_resume(tmp_path):
     again = GameSession.resume(db)
     assert again.state.to_json() == s.state.to_json()
     assert again.snapshot()["moves"] == s.snapshot()["moves"]
+
+
+def test_switch_to_a_kept_alternative_is_logged_and_replayed_on_resume(tmp_path):
+    """A hidden score value guessed wrong shows later; the tracker switches to the line it kept alive
+    (Correction "switch"), and a resumed game replays the switch to exactly the same state."""
+    states, moves = _game(seed=112)
+    db = tmp_path / "s.sqlite"
+    s = GameSession.create(db, players=["Ann", "Bob"], seed=112)
+    switched = None
+    for i in _turn_ends(moves):
+        if states[i + 1].year > 2:
+            break
+        events = s.feed(_obs(states[i + 1], i))
+        if any(getattr(e, "action", None) == "switch" for e in events):
+            switched = i
+            break
+    assert switched is not None, "game 112 has a hidden score guess that a later turn shows to be wrong"
+    assert not s.tracker.alerts
+    truth = states[switched + 1]
+    assert [p.tracks for p in s.state.players] == [p.tracks for p in truth.players]
+    assert expected_readings(s.state) == expected_readings(truth)
+    again = GameSession.resume(db)
+    assert again.state.to_json() == s.state.to_json()
+    assert again.tracker.moves == s.tracker.moves and again.tracker.groups == s.tracker.groups
+    assert again.snapshot()["moves"] == s.snapshot()["moves"]

@@ -60,17 +60,34 @@ def visible(state):
     return expected_readings(state), [dict(p.tracks) for p in state.players]
 
 
+def split_turns(moves):
+    """A move list cut into physical turns (each ends with an EndTurn or a Restore)."""
+    turns, cur = [], []
+    for m in moves:
+        cur.append(m)
+        if isinstance(m, (M.EndTurn, M.Restore)):
+            turns.append(cur)
+            cur = []
+    return turns + ([cur] if cur else [])
+
+
 def follow(players, seed, until_year=99, mid_turn=0.2, noise=0.0, drop=0.0, obs_seed=0):
-    """Feed a recorded game to a tracker; returns figures. Stops at the first divergence from the truth."""
+    """Feed a recorded game to a tracker; returns figures. Stops at the first divergence from the truth.
+
+    After every fully read observation the table the tracker's state implies must be the one seen
+    (``expected_readings``); a score value hidden under another disk may be wrong for a while, as at a real
+    table, until a later observation shows it (the tracker then switches to an alternative line it kept,
+    ``Correction("switch")``). At the end, the exact score values must be the true ones and the move log is
+    compared turn by turn (``move_log_equal``)."""
     states, moves = record(players, seed)
     rng = random.Random(obs_seed)
     tracker = Tracker(conceal(new_game(NAMES[:players], seed=seed)))
     figures = {"observations": 0, "alerts": 0, "diverged": False, "turns": 0, "turns_exact": 0, "moves_true": 0,
-               "finished": False}
-    start = 0
-    pending = 0  # the tracker's moves not yet matched with a turn (an unread board leaves a turn open)
+               "finished": False, "switches": 0}
+    last = len(moves) - 1
     for i, move in enumerate(moves):
         if states[i].year > until_year:
+            last = i - 1
             break
         end_of_turn = isinstance(move, (M.EndTurn, M.Restore)) or i == len(moves) - 1
         if not end_of_turn and rng.random() >= mid_turn / 4:
@@ -81,21 +98,21 @@ def follow(players, seed, until_year=99, mid_turn=0.2, noise=0.0, drop=0.0, obs_
         events = tracker.observe(obs)
         figures["observations"] += 1
         figures["alerts"] += sum(isinstance(e, ALERTS) for e in events)
+        figures["switches"] += sum(getattr(e, "action", None) == "switch" for e in events)
         if dropped:
             continue  # an unread board may leave the turn unexplained until the next full look
-        if visible(tracker.state) != visible(truth):
+        if expected_readings(tracker.state) != expected_readings(truth):
             figures["diverged"] = True
             break
-        if end_of_turn:
-            figures["turns"] += 1
-            true = moves[start:i + 1]
-            seen = tracker.moves[pending:]
-            figures["moves_true"] += len(true)
-            # the EndTurn of a turn is seen only when the next player acts: compare without it
-            figures["turns_exact"] += move_log_equal(seen, true)
-            start = i + 1
-            pending = len(tracker.moves)
-    figures["finished"] = not figures["diverged"] and tracker.state.phase == "over"
+    true_turns = split_turns(moves[:last + 1])
+    seen_turns = split_turns(tracker.moves)
+    figures["turns"] = len(true_turns)
+    figures["moves_true"] = last + 1
+    figures["turns_exact"] = sum(k < len(seen_turns) and move_log_equal(seen_turns[k], t) for k, t in enumerate(true_turns))
+    final = states[last + 1]
+    figures["finished"] = not figures["diverged"] and visible(tracker.state) == visible(final)
+    figures["median_ms"] = sorted(tracker.timings)[len(tracker.timings) // 2] if tracker.timings else 0.0
+    figures["timings"] = list(tracker.timings)
     # whatever happened, the tracker's move log is legal from the start (edits name hidden things only)
     state = conceal(new_game(NAMES[:players], seed=seed))
     for k, m in enumerate(tracker.moves):
@@ -111,6 +128,15 @@ def test_perfect_observations_first_year(players, seed):
     print(players, seed, f)
     assert not f["diverged"] and f["alerts"] == 0
     assert f["turns_exact"] >= 0.8 * f["turns"]
+
+
+def test_kept_alternative_replaces_a_wrong_hidden_guess():
+    """Game 112 (2 players): a turn's points land under the other player's disk, so two lines look the same;
+    the tracker keeps the other alive and switches when a later turn shows it was right, without an alert."""
+    f = follow(2, 112, until_year=2, obs_seed=12)
+    print(f["switches"], {k: v for k, v in f.items() if k != "timings"})
+    assert f["switches"] >= 1 and f["finished"] and f["alerts"] == 0
+    assert f["turns_exact"] == f["turns"]
 
 
 def test_noise_and_unread_boards_cause_no_alert():
@@ -280,7 +306,8 @@ def full_games(noisy: bool, games: int = 20, first_seed: int = 100):
     """Figures over ``games`` full games (2, 3, 4 players in turn): perfect or noisy observations (a wrong
     low-confidence reading in half of them, a village board unread in 10%, some mid-turn looks)."""
     totals = {"games": 0, "followed": 0, "equal": 0, "alerts": 0, "false_alert_games": 0, "observations": 0,
-              "turns": 0, "turns_exact": 0}
+              "turns": 0, "turns_exact": 0, "switches": 0}
+    timings = []
     for g in range(games):
         players = 2 + g % 3
         seed = first_seed + g
@@ -289,9 +316,14 @@ def full_games(noisy: bool, games: int = 20, first_seed: int = 100):
         totals["followed"] += f["finished"]
         totals["equal"] += f["finished"] and f["turns_exact"] == f["turns"]
         totals["false_alert_games"] += f["alerts"] > 0
-        for k in ("alerts", "observations", "turns", "turns_exact"):
+        for k in ("alerts", "observations", "turns", "turns_exact", "switches"):
             totals[k] += f[k]
+        timings += f.pop("timings")
         print(players, seed, f, flush=True)
+    timings.sort()
+    if timings:  # tracker time per observation (a figure, not asserted: timings depend on the machine)
+        totals["median_ms"] = round(timings[len(timings) // 2], 1)
+        totals["p95_ms"] = round(timings[int(0.95 * (len(timings) - 1))], 1)
     print("TOTAL", "noisy" if noisy else "perfect", totals, flush=True)
     return totals
 
@@ -305,6 +337,7 @@ def test_twenty_full_games(noisy):
     t = full_games(noisy)
     assert t["games"] == 20
     # Targets not met yet (see docs/tracker.md, known limits): equal >= 19 and alerts <= 1. Until then this guards
-    # the figures measured (perfect: 7 followed to the end, 3 equal; noisy: 4 and 2) against regressions.
-    assert t["followed"] >= (4 if noisy else 7), t
-    assert t["equal"] >= (2 if noisy else 3), t
+    # the figures measured with hypotheses across observations (perfect: 16 followed to the end, 10 equal; noisy:
+    # 11 and 5) against regressions.
+    assert t["followed"] >= (11 if noisy else 16), t
+    assert t["equal"] >= (5 if noisy else 10), t
