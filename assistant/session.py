@@ -71,6 +71,7 @@ import time
 from assistant.errors import UserError
 from assistant.eventlog import EventLog
 from assistant.observation import Observation
+from assistant.solo import GhostReferee, new_solo_game
 from assistant.tracker import (
     AlertCleared, Correction, Event, IllegalMove, MoveRecognized, NeedsConfirmation, ScoreMismatch, TableOutOfSync,
     Tracker, apply_edit, conceal, event_from_json,
@@ -101,12 +102,15 @@ class GameSession:
         self._cond = threading.Condition(self._lock)
         self._move_seq: list[int] = []  # seq of the event that added each accepted move
         self._cache = None
+        # solo (W-SOLO): the Ghost's moves are told and checked by the referee; the player's go to the tracker
+        self.referee = GhostReferee(self.tracker.ed) if initial.solo is not None else None
 
     # ---- creation ----------------------------------------------------------------------------------------------
     @classmethod
     def create(cls, db_path, players, colours=None, seed: int | None = None, pairs=None, turn_order=None,
                options: dict | None = None, game_id: str | None = None, title: str | None = None, tribes=None,
-               initial: State | None = None, known_piles: bool = False, **tracker_options) -> "GameSession":
+               initial: State | None = None, known_piles: bool = False, solo: bool = False,
+               difficulty: str = "medium", **tracker_options) -> "GameSession":
         """A new game. ``tribes``: a tribe id (or None) per player (W-TRB). ``initial``: start from this state
         (a recorded game) instead of a new set-up. Unless ``known_piles``, the tracker starts with every hidden
         thing unknown, as at a real table (``tracker.conceal``: mask deck, discard pile, hands, turtle values);
@@ -115,6 +119,9 @@ class GameSession:
 
         if initial is not None:
             state = initial.copy()
+            names = [p.name for p in state.players]
+        elif solo:  # one player against the Ghost (W-SOLO-1..6); ``difficulty``: easy, medium or hard
+            state = new_solo_game(players, colours=colours, seed=seed, difficulty=difficulty, tribes=tribes, options=options)
             names = [p.name for p in state.players]
         else:
             names = list(players)
@@ -135,8 +142,13 @@ class GameSession:
         gid = game_id or _new_game_id()
         log.create_game(gid, "wendake", {"format": "tablewatch.game-setup/1", "players": names, "colours": [p.colour for p in state.players],
                                          "seed": seed, "tribes": [p.tribe for p in state.players], "known_piles": known_piles,
+                                         "solo": state.solo.difficulty if state.solo else None,
                                          "initial": state.to_json()}, title or " vs ".join(names))
-        return cls(log, gid, state, **tracker_options)
+        session = cls(log, gid, state, **tracker_options)
+        if session.referee is not None:
+            with session._cond:  # year 1 starts with the Ghost's mask card (W-SOLO-8)
+                session._record(session.referee.announce(session.tracker))
+        return session
 
     @classmethod
     def resume(cls, db_path, game_id: str | None = None, **tracker_options) -> "GameSession":
@@ -191,7 +203,10 @@ class GameSession:
         with self._cond:
             if self.store_observations:
                 self.log.append(self.game_id, "Observation", observation.to_json(), t=None)
-            events = self.tracker.observe(observation)
+            if self.referee is not None:
+                events = self.referee.feed(self.tracker, observation)
+            else:
+                events = self.tracker.observe(observation)
             self._record(events)
             return events
 
@@ -206,6 +221,9 @@ class GameSession:
         with self._cond:
             events: list[Event] = [self.tracker.undo()]
             events += self.tracker._clear_alerts(None, "undo")
+            if self.referee is not None:  # the Ghost step due now is told again
+                self.referee.forget()
+                events += self.referee.announce(self.tracker)
             self._record(events)
             return events
 
@@ -218,6 +236,8 @@ class GameSession:
                 raise UserError(f"those moves are not legal here: {exc}") from None
             except (ValueError, TypeError, KeyError) as exc:
                 raise UserError(f"bad move JSON: {exc}") from None
+            if self.referee is not None:  # e.g. the Ghost's mask card tapped on the tablet: what the Ghost does next
+                events += self.referee.announce(self.tracker)
             self._record(events)
             return events
 

@@ -168,3 +168,16 @@ def test_switch_to_a_kept_alternative_is_logged_and_replayed_on_resume(tmp_path)
     assert again.state.to_json() == s.state.to_json()
     assert again.tracker.moves == s.tracker.moves and again.tracker.groups == s.tracker.groups
     assert again.snapshot()["moves"] == s.snapshot()["moves"]
+
+
+def test_solo_session_announces_the_ghost_and_survives_resume(tmp_path):
+    """A solo game (W-SOLO-1): the session starts by asking for the Ghost's mask card (W-SOLO-8); the
+    announcement is in the log and a resumed session reads the same state."""
+    db = tmp_path / "solo.sqlite"
+    s = GameSession.create(db, ["Ringo"], seed=5, solo=True, difficulty="easy")
+    kinds = [e["kind"] for e in s.events_since(0, timeout=0)]
+    assert "GhostInstruction" in kinds
+    snap = s.snapshot()
+    assert [p["name"] for p in snap["players"]][0] == "Ringo"
+    again = GameSession.resume(db)
+    assert again.snapshot()["players"] == snap["players"]
