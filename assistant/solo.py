@@ -49,7 +49,7 @@ from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.describe import describe
 from assistant.wendake.edition import Edition, load_edition
-from assistant.wendake.state import TRACKS, Options, State
+from assistant.wendake.state import Options, State
 from assistant.wendake.view import (
     MASK_BOARD, SCORE_BOARDS, expected_readings, is_score_key, map_board, score_colours, score_reading_agrees,
     village_board,
@@ -353,21 +353,13 @@ class GhostReferee:
             nxt = states[-1].copy()
             rules.apply(nxt, m, self.ed)
             states.append(nxt)
-        i = 0
-        while i < len(v.moves):
-            p = states[i].current
-            j = i
-            while j < len(v.moves) and states[j].current == p:
-                j += 1
+        for p, i, j, change in _tracker.player_runs(states, v.moves):
             run = v.moves[i:j]
             ghostly = p is not None and states[i].is_ghost(p)
             texts = list(v.step.lines) if ghostly else [describe(states[k], v.moves[k], states[k + 1]) for k in range(i, j)]
-            change = {} if p is None else {t: states[j].players[p].tracks[t] - states[i].players[p].tracks[t]
-                                           for t in TRACKS if states[j].players[p].tracks[t] != states[i].players[p].tracks[t]}
             events.append(_tracker.MoveRecognized(p, None if p is None else states[i].players[p].name,
                                                   [_json(m) for m in run], texts, change, states[i].year))
             tracker.apply_moves(list(run))
-            i = j
         forget = getattr(tracker, "_forget", None)
         if forget is not None:  # kept alternative lines predate these moves
             forget()

@@ -252,6 +252,21 @@ class _Alt:
     born: int  # index into Tracker._history of the first observation after the split
 
 
+
+def player_runs(states: list, moves: list):
+    """(player, start, end, track change) for each run of consecutive moves by the same player, where
+    ``states[k]`` is the state before ``moves[k]`` (and ``states[-1]`` the state after the last move)."""
+    i = 0
+    while i < len(moves):
+        p = states[i].current
+        j = i
+        while j < len(moves) and states[j].current == p:
+            j += 1
+        change = {} if p is None else {t: states[j].players[p].tracks[t] - states[i].players[p].tracks[t]
+                                       for t in TRACKS if states[j].players[p].tracks[t] != states[i].players[p].tracks[t]}
+        yield p, i, j, change
+        i = j
+
 class Tracker:
     """Holds the game state and explains observations. Not thread-safe by itself (GameSession locks)."""
 
@@ -1280,23 +1295,15 @@ class Tracker:
         ignored = sorted(k for k, v in node.exp.items() if k in self._last_items and self._last_items[k] != v
                          and not is_score_key(k))
         # one MoveRecognized per run of moves by the same player
-        i = 0
-        while i < len(node.moves):
-            player = states[i].current
-            j = i
-            while j < len(node.moves) and states[j].current == player:
-                j += 1
+        for player, i, j, change in player_runs(states, node.moves):
             run = node.moves[i:j]
             texts = [describe(states[k], node.moves[k], states[k + 1]) for k in range(i, j)]
-            change = {} if player is None else {t: states[j].players[player].tracks[t] - states[i].players[player].tracks[t]
-                                                for t in TRACKS if states[j].players[player].tracks[t] != states[i].players[player].tracks[t]}
             edits = [{"at": k - i, "edit": e} for k in range(i, j) for e in by_at.get(k, ())]
             events.append(MoveRecognized(player, None if player is None else states[i].players[player].name,
                                          [M.move_to_json(m) for m in run], texts, change, states[i].year,
                                          round(node.cost, 4), ignored, edits))
             # one move group per MoveRecognized, as a resumed game rebuilds them (undo takes back the last)
             self.apply_moves(list(run), edits)
-            i = j
         self.stats["moves"] += len(node.moves)
         return events
 
