@@ -190,6 +190,8 @@ def colour_grey_pieces(detections, threshold: float) -> tuple[list, bool]:
     return out, changed
 
 
+TILE_MIN_PX_PER_MM = 2.0  # tile names are unreadable below the gallery's scale: tiles then come from the game's history
+TILE_MIN_CONFIDENCE = 0.1  # on synth village views: reads at or above it are 97.7 % right and cover 56 % of slots
 TILE_SAME_LEVEL = 8.0  # mean grey difference (0-255) of a tile slot under which its last tile reading is kept
 TALL_MERGE_MM = {"warrior_standing": 9.0}  # same-class detections closer than this are one tall piece
 
@@ -332,7 +334,7 @@ class Observer:
         reader = self.readers[name]
         visible = reader.visible_regions(H, (image.shape[1], image.shape[0]))
         out = reader.readings(dets, self.threshold, visible, self._quality(loc))
-        if self.read_tiles is not None and reader.tile_slots:
+        if self.read_tiles is not None and reader.tile_slots and r >= TILE_MIN_PX_PER_MM:
             try:
                 tiles = self._read_tiles(name, view, r)
             except UserError as exc:  # e.g. no tile gallery installed: go on without tile faces, say so once
@@ -340,7 +342,8 @@ class Observer:
                 self.notes.append(f"village tile faces are not read: {exc}")
                 tiles = {}
             for slot, (value, c) in tiles.items():
-                if slot in visible:
+                # a tile read with a small margin over its runner-up is not a reading: it stays unknown
+                if slot in visible and c >= TILE_MIN_CONFIDENCE:
                     out[reading_key(name, slot, tile=True)] = Reading(value, round(float(c), 4))
         t3 = time.perf_counter()
         self.views[name] = BoardView(name, view, r, dets, self._t)
