@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import threading
+from abc import ABC, abstractmethod
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,7 @@ class Frame:
     name: str | None = None  # file name, for folders
 
 
-class FrameSource:
+class FrameSource(ABC):
     """Base of every source: iteration, context manager, status reporting."""
 
     kind = "source"
@@ -63,17 +64,18 @@ class FrameSource:
     def describe(self) -> str:
         return self.kind
 
+    @abstractmethod
     def open(self) -> "FrameSource":
-        raise NotImplementedError
+        """Start the source (open the camera, list the folder, ...); returns self."""
 
     def close(self) -> None:
         self.is_open = False
         if not self.status.startswith("lost"):  # keep saying why it was lost
             self._set_status("closed")
 
+    @abstractmethod
     def read(self) -> Frame | None:
         """The next frame, or None at the end of the stream (or after the source was lost: see ``error``)."""
-        raise NotImplementedError
 
     def __iter__(self):
         if not self.is_open:
@@ -123,12 +125,14 @@ class LiveSource(FrameSource):
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
 
-    # -- to implement
+    # -- each camera kind implements these
+    @abstractmethod
     def _connect(self):
-        raise NotImplementedError
+        """Open the device; returns its handle (raise OSError / RuntimeError when it is not there)."""
 
+    @abstractmethod
     def _grab(self, handle):
-        raise NotImplementedError
+        """One image from the device, or None when the read failed."""
 
     def _release(self, handle) -> None:
         pass
