@@ -41,13 +41,9 @@ class Calibration:
 
 def parse_pattern(text: str) -> tuple[int, int]:
     """'9x6' -> (9, 6): inner corners across and down for a chessboard, squares for ChArUco."""
-    try:
-        cols, rows = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise UserError(f"pattern {text!r} should look like 9x6 (columns x rows).") from None
-    if cols < 2 or rows < 2:
-        raise UserError(f"pattern {text!r} is too small; it needs at least 2x2.")
-    return cols, rows
+    from assistant.pairs import parse_pair
+
+    return parse_pair(text, "pattern", "9x6 (columns x rows)", 2)
 
 
 def _read_grey(path: str):

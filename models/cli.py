@@ -8,7 +8,6 @@ Light to import: numpy, OpenCV, torch and the generator are imported inside the 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from assistant.errors import UserError
@@ -113,13 +112,9 @@ def run_eval(args) -> int:
 
 
 def parse_size(text: str) -> tuple[int, int]:
-    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
-    if not m:
-        raise UserError(f"--size {text!r} is not WIDTHxHEIGHT; use for example --size 1280x960.")
-    w, h = int(m.group(1)), int(m.group(2))
-    if not (64 <= w <= 8192 and 64 <= h <= 8192):
-        raise UserError(f"--size {w}x{h} is out of range; width and height must be 64..8192 pixels.")
-    return w, h
+    from assistant.pairs import parse_pair
+
+    return parse_pair(text, "--size", "WIDTHxHEIGHT, for example --size 1280x960", 64, 8192)
 
 
 def check_args(args) -> tuple[Path, tuple[int, int]]:

@@ -489,13 +489,9 @@ class VideoFileSource(FrameSource):
 def parse_size(text: str | None) -> tuple[int, int] | None:
     if not text:
         return None
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise UserError(f"size {text!r} should look like 2304x1296 (width x height).") from None
-    if w < 16 or h < 16:
-        raise UserError(f"size {text!r} is too small.")
-    return w, h
+    from assistant.pairs import parse_pair
+
+    return parse_pair(text, "size", "2304x1296 (width x height)", 16)
 
 
 def open_source(spec: str, size: tuple[int, int] | None = None, fps: float | None = None, pace: bool = False,
