@@ -55,10 +55,9 @@ def load(path: str | Path) -> dict:
     path = Path(path)
     if not path.is_file():
         raise UserError(f"layout file {path} not found. Give the path of a layout JSON file (see docs/layouts.md).")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.") from None
+    from assistant.jsonfile import read_json
+
+    data = read_json(path)
     problems = validate(data)
     if problems:
         raise UserError(f"{path} is not a valid layout:\n  - " + "\n  - ".join(problems))

@@ -70,9 +70,6 @@ def add_traced(layout: dict, traced: dict) -> dict:
 
 def load_traced(path: str | Path) -> dict:
     path = Path(path)
-    if not path.is_file():
-        raise UserError(f"traced file {path} not found.")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}.") from None
+    from assistant.jsonfile import read_json
+
+    return read_json(path, missing=f"traced file {path} not found.")

@@ -12,13 +12,13 @@ and ``side`` (1, S+1, h, w) logits, the last channel of each meaning "none".
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from assistant.errors import UserError
+from assistant.jsonfile import read_json
 
 WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "models" / "weights"
 DEFAULT_MODEL = "detector"
@@ -54,12 +54,8 @@ def load_card(onnx_path: Path) -> dict:
     card_path = onnx_path.with_suffix(".json")
     if not card_path.exists():  # the int8 file shares the fp32 card
         card_path = onnx_path.with_name(onnx_path.stem.replace("-int8", "") + ".json")
-    try:
-        card = json.loads(card_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"no model card {card_path} next to {onnx_path}; it holds the class list. Re-export with `tablewatch train`.") from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"model card {card_path} is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
+    card = read_json(card_path, missing=f"no model card {card_path} next to {onnx_path}; it holds the class list. "
+                                        "Re-export with `tablewatch train`.", fix="Re-export it with `tablewatch train`.")
     for key in ("classes", "colours", "sides", "px_per_mm", "stride"):
         if key not in card:
             raise UserError(f"model card {card_path} lacks {key!r}; re-export it with `tablewatch train`.")

@@ -40,10 +40,9 @@ def read_session_file(folder: Path) -> dict:
     path = Path(folder) / "session.json"
     if not path.is_file():
         return {}
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno}).") from None
+    from assistant.jsonfile import read_json
+
+    return read_json(path)
 
 
 def make_session(db: Path, players: list[str], seed: int | None, initial: dict | None):

@@ -6,17 +6,12 @@ import json
 import sys
 from pathlib import Path
 
-from assistant.errors import UserError
 
 
 def _read_json(path: str):
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from None
-    except IsADirectoryError:
-        raise UserError(f"{path} is a folder; give a JSON file.") from None
+    from assistant.jsonfile import loads, read_json
+
+    return loads(sys.stdin.read(), "-") if path == "-" else read_json(path)
 
 
 def _data(args) -> int:

@@ -11,13 +11,13 @@ replace the bundled ones whole.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from assistant.errors import UserError
+from assistant.jsonfile import read_json
 
 DATA_DIR = Path(__file__).with_name("data")
 FILES = ("components", "tiles", "progress", "turtles", "masks", "tribes", "map", "ghost")
@@ -167,11 +167,7 @@ def _topology(n: int, m: dict) -> MapTopology:
 
 
 def _read(path: Path) -> dict:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from None
+    return read_json(path)
 
 
 @lru_cache(maxsize=8)

@@ -6,10 +6,9 @@ Storing the initial state (not only a seed) keeps a record valid when the editio
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 
 from assistant.errors import UserError
+from assistant.jsonfile import read_json
 from assistant.wendake import rules
 from assistant.wendake.moves import move_from_json, move_to_json
 from assistant.wendake.schema import validate_state
@@ -23,10 +22,7 @@ def game_to_json(initial: State, moves) -> dict:
 
 
 def load_game(path) -> tuple[State, list]:
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg}).") from None
+    doc = read_json(path)
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise UserError(f"{path}: not a Tablewatch Wendake game record (expected \"format\": \"{FORMAT}\").")
     errors = validate_state(doc.get("initial"))

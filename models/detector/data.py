@@ -11,18 +11,15 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import UserError
+from assistant.jsonfile import read_json
 
 STRIDE = 4
 
 
 def read_manifest(folder: Path) -> dict:
     path = Path(folder) / "manifest.json"
-    try:
-        man = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{path} not found: --data must be a folder written by `tablewatch synth`.") from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path} is not valid JSON ({exc.msg}); re-run `tablewatch synth`.") from None
+    man = read_json(path, missing=f"{path} not found: --data must be a folder written by `tablewatch synth`.",
+                    fix="Re-run `tablewatch synth`.")
     for key in ("classes", "colours", "sides", "scenes"):
         if key not in man:
             raise UserError(f"{path} lacks {key!r}; it is not a `tablewatch synth` manifest.")
