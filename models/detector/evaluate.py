@@ -115,19 +115,8 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
     from vision.detect import Detector
 
     import multiprocessing as mp
-    import os
 
-    # The generator's output depends on Python's string-hash seed (set iteration somewhere in synth / the engine),
-    # so the renderers are fresh interpreters with a fixed PYTHONHASHSEED: the same --seed gives the same set.
-    old = os.environ.get("PYTHONHASHSEED")
-    os.environ["PYTHONHASHSEED"] = "0"
-    try:
-        pool = mp.get_context("spawn").Pool(workers)
-    finally:
-        if old is None:
-            del os.environ["PYTHONHASHSEED"]
-        else:
-            os.environ["PYTHONHASHSEED"] = old
+    pool = mp.get_context("spawn").Pool(workers)  # fresh renderers: no onnxruntime or torch state forked into them
     try:
         det = Detector(model, threads=2)
     except UserError:
