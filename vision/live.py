@@ -473,12 +473,9 @@ def open_game(db: str, players: str | None, colours: str | None, seed: int | Non
 def build_app(live: Live, session, data_dir: Path, db: str, pin: str | None = None, out=sys.stdout):
     """The tablet app for ``live``: PIN set up at first start (web.server.ensure_pin), the pipeline hooks, and the
     pipeline following the wizard's new games. A new game goes into ``db`` (the app's default NEW_GAME)."""
-    from web.app import create_app
-    from web.server import ensure_pin
+    from web.server import make_app
 
-    pin_file = Path(data_dir) / "pin.json"
-    ensure_pin(pin_file, pin, out=out)
-    app = create_app(session, {"PIN_FILE": str(pin_file), "DATA_DIR": str(data_dir), "DB_PATH": db, **live.web_config()})
+    app = make_app(session, data_dir, db, pin=pin, config=live.web_config(), out=out)
     live.attach(app)
     return app
 
@@ -498,10 +495,8 @@ def run_live(args) -> int:
     import cv2
 
     from vision.sources import parse_size
-    from web.server import make_server, page_url, qr_text
+    from web.server import serve
 
-    if not 0 < args.port < 65536:
-        raise UserError(f"--port {args.port} is not a port number (1-65535).")
     if args.vision_threads < 1 or args.web_threads < 1:
         raise UserError("--vision-threads and --web-threads must be at least 1.")
     cv2.setNumThreads(args.vision_threads)
@@ -517,30 +512,15 @@ def run_live(args) -> int:
     session = open_game(db, args.players, args.colours, args.seed, args.game)
     live = Live(source, session, layouts=args.layout, data_dir=data_dir, camera_file=args.camera, detector=args.model,
                 threads=args.vision_threads)
-    app = build_app(live, session, data_dir, db)
-    tw = app.extensions["tablewatch"]
-    server = make_server(app, args.host, args.port, args.web_threads)
-    port = getattr(server, "effective_port", args.port)
-    url = page_url(args.host, port)
     game = getattr(session, "game_id", None)
     print(f"tablewatch live: camera {source.describe()}; game database {db}; "
           + (f"game {game}" if game else "no game yet: start one in Setup on the tablet"), flush=True)
-    print(f"Tablewatch is live at {url}  (open it on the tablet, or scan:)", flush=True)
-    if not args.no_qr:
-        print(qr_text(url), flush=True)
-    print("Press Ctrl-C to stop.", flush=True)
     _sigterm_to_interrupt()
-    tw.hub.start()
-    live.start()
     try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
+        serve(session, args.host, args.port, data_dir=data_dir, db_path=db, threads=args.web_threads,
+              config=live.web_config(), qr=not args.no_qr, companion=live)
     finally:
-        live.stop()
-        tw.hub.stop()
-        server.close()
-        s = tw.session
+        s = live.session
         if s is not None and hasattr(s, "close"):
             try:
                 s.close()

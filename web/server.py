@@ -84,6 +84,18 @@ def ensure_pin(pin_file: str | Path, pin: str | None = None, interactive: bool |
     print(f"First start: the PIN for changes is {made} (stored hashed in {store.path}; delete that file to choose another).", file=out)
 
 
+def make_app(session, data_dir: str | Path | None, db_path: str | None, pin_file: str | Path | None = None,
+             pin: str | None = None, config: dict | None = None, out=sys.stdout):
+    """The tablet app for ``session``, with its PIN set up at first start (``ensure_pin``). ``data_dir`` holds
+    pin.json, setup.json and colours.json (default ~/.tablewatch)."""
+    from web.app import create_app
+
+    data_dir = Path(data_dir or Path.home() / ".tablewatch")
+    pin_file = Path(pin_file or data_dir / "pin.json")
+    ensure_pin(pin_file, pin, out=out)
+    return create_app(session, {"PIN_FILE": str(pin_file), "DATA_DIR": str(data_dir), "DB_PATH": db_path, **(config or {})})
+
+
 def make_server(app, host: str = "0.0.0.0", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS):
     from waitress.server import create_server
 
@@ -96,18 +108,18 @@ def make_server(app, host: str = "0.0.0.0", port: int = DEFAULT_PORT, threads: i
 
 def serve(session, host: str = "0.0.0.0", port: int = DEFAULT_PORT, pin_file: str | Path | None = None,
           data_dir: str | Path | None = None, db_path: str | None = None, pin: str | None = None,
-          threads: int = DEFAULT_THREADS, config: dict | None = None, qr: bool = True, out=sys.stdout) -> int:
+          threads: int = DEFAULT_THREADS, config: dict | None = None, qr: bool = True, out=sys.stdout,
+          companion=None) -> int:
     """Serve ``session`` on host:port until Ctrl-C. ``config`` adds app config keys (hooks: BOARD_VIEW,
-    CAMERA_FRAME, NEW_GAME; see web.app). Returns 0."""
-    from web.app import create_app
-
-    data_dir = Path(data_dir or Path.home() / ".tablewatch")
-    pin_file = Path(pin_file or data_dir / "pin.json")
+    CAMERA_FRAME, NEW_GAME; see web.app). ``companion``: something that runs beside the server (the camera
+    pipeline of ``tablewatch live``): its ``attach(app)`` is called once the app exists, ``start()`` when serving
+    begins and ``stop()`` when it ends. Returns 0."""
     if not 0 < int(port) < 65536:
         raise UserError(f"--port {port} is not a port number (1-65535).")
-    ensure_pin(pin_file, pin, out=out)
-    app = create_app(session, {"PIN_FILE": str(pin_file), "DATA_DIR": str(data_dir), "DB_PATH": db_path, **(config or {})})
+    app = make_app(session, data_dir, db_path, pin_file=pin_file, pin=pin, config=config, out=out)
     tw = app.extensions["tablewatch"]
+    if companion is not None:
+        companion.attach(app)
     server = make_server(app, host, int(port), threads)
     real_port = server.effective_port if hasattr(server, "effective_port") else port
     url = page_url(host, real_port)
@@ -116,11 +128,15 @@ def serve(session, host: str = "0.0.0.0", port: int = DEFAULT_PORT, pin_file: st
         print(qr_text(url), file=out)
     print("Press Ctrl-C to stop.", file=out, flush=True)
     tw.hub.start()
+    if companion is not None:
+        companion.start()
     try:
         server.run()
     except KeyboardInterrupt:
         pass
     finally:
+        if companion is not None:
+            companion.stop()
         tw.hub.stop()
         server.close()
     return 0
