@@ -110,6 +110,12 @@ def wait_for_seq(page, session):
     expect(page.locator("body")).to_have_attribute("data-seq", str(session.last_seq))
 
 
+def wait_for_new_events(session, seq: int, timeout_s: float = 15.0) -> None:
+    """The session has logged something after ``seq`` (a request the page sent has been handled)."""
+    session.events_since(seq, timeout=timeout_s)
+    assert session.last_seq > seq, f"no event after seq {seq} within {timeout_s} s"
+
+
 def test_scoreboard_follows_the_game(server, page):
     session, table = server["session"], server["table"]
     page.goto(server["url"] + "/")
@@ -189,9 +195,11 @@ def test_undo_needs_the_pin_and_records_a_correction(server, page):
     page.click("#pin-ok")
     expect(page.locator("#pin-error")).to_have_text("Wrong PIN.")
     shot(page, "pin-dialog")
+    seq_before = session.last_seq
     page.fill("#pin-input", PIN)
     page.click("#pin-ok")
     expect(dialog).to_be_hidden()
+    wait_for_new_events(session, seq_before)  # the dialog closes before the undo request has reached the server
     wait_for_seq(page, session)
     kinds = [e["kind"] for e in session.events_since(0)]
     assert kinds[-1] in ("Correction", "AlertCleared") and "Correction" in kinds
