@@ -17,7 +17,7 @@ How an observation is explained (see docs/tracker.md):
    resource difference, Restore candidates taking the tile order read off the grid, mask plays and progress-tile
    uses. Hidden things (mask cards, turtle values, which of two look-alike progress tiles was bought) stay
    unknown (``conceal``) and are named only when a move needs them, by hidden-information edits
-   (``apply_edit``) stored with the moves; ``observable``/``move_log_equal`` say what a camera can tell of a move.
+   (``apply_edit``) stored with the moves; ``assistant.movelog`` says what a camera can tell of a move.
 3. The best node (lowest cost, then score cost, then fewest moves) is accepted when its cost is below
    ``accept_cost`` and no disagreeing reading is confident (``alert_confidence``): one low-confidence wrong
    reading does not raise an alert. A mid-turn observation is accepted as partial progress. When the best
@@ -235,7 +235,9 @@ class _Node:
         # effect does not show (a Military whose points hide under another disk)
         t = self.state.turn
         left = len(t.pending) - t.cursor if t is not None and t.placed == "tile" and not t.free_order else 0
-        return (round(self.cost, 6), round(self.score_cost, 6), self.pref + left, len(self.moves))
+        # score disks are evidence like any reading (a sure disk outweighs an unsure resource reading), but the
+        # rest of the table comes first on a tie: a disk may hide another
+        return (round(self.cost + self.score_cost, 6), round(self.cost, 6), self.pref + left, len(self.moves))
 
 
 @dataclass
@@ -279,6 +281,7 @@ class Tracker:
         self.moves: list = []
         self.edits: dict[int, list[dict]] = {}  # move index -> hidden-information edits made before that move
         self.groups: list[int] = []  # sizes of the accepted move groups (undo takes back the last)
+        self.lookalikes: dict[tuple[int, str], frozenset[str]] = {}  # (player, tile bought) -> tiles the purchase looked like
         self.beam, self.max_depth = beam, max_depth
         self.accept_cost, self.alert_confidence = accept_cost, alert_confidence
         self.move_beam = move_beam
@@ -333,7 +336,8 @@ class Tracker:
                     self.last_candidates = cands
                     events.append(self._alert(NeedsConfirmation(0, [self._candidate_json(i, n) for i, n in enumerate(cands)])))
             self._remember(items, at, best, nodes)
-            events += self._check_scores(items)
+            if not obs.boards_unread:  # with a board unread the turn may be only half seen: its points too
+                events += self._check_scores(items)
         else:
             self._forget()  # every alternative was tried above and none explains the table
             events += self._explain_failure(best, items)
@@ -456,19 +460,49 @@ class Tracker:
             for e in by_at.get(i, ()):
                 apply_edit(self.state, e, self.ed)
                 self.edits.setdefault(len(self.moves), []).append(e)
+            self._note_purchases(self.state, m)
             rules.apply(self.state, m, self.ed)
             self.moves.append(m)
         if moves:
             self.groups.append(len(moves))
 
-    def replay(self, upto: int | None = None) -> State:
-        """The state after the first ``upto`` accepted moves (all by default), edits included."""
+    def replay(self, upto: int | None = None, note: bool = False) -> State:
+        """The state after the first ``upto`` accepted moves (all by default), edits included; ``note``: rebuild
+        ``lookalikes`` on the way."""
         state = self.initial.copy()
         for i, m in enumerate(self.moves[:upto]):
             for e in self.edits.get(i, ()):
                 apply_edit(state, e, self.ed)
+            if note:
+                self._note_purchases(state, m)
             rules.apply(state, m, self.ed, validate=False)
         return state
+
+    def _note_purchases(self, st: State, move) -> None:
+        """Remember which face-up tiles each purchase of ``move`` looked like on the table (W-PRG-2): the camera
+        sees a tile of that level leave its row and the points land on a track, not which tile it was. A tile of
+        the same level, economic and points whose category allows the track that got the points (Military, or
+        Lowest while Military was the lowest) looked the same; a later use of it names it (``_tiles_for``)."""
+        if not isinstance(move, M.Trade) or not move.purchases or st.current is None or st.phase != "actions":
+            return
+        p = st.current
+        tracks = dict(st.players[p].tracks)
+        rows = {lv: list(row) for lv, row in st.progress_rows.items()}
+        for buy in move.purchases:
+            tile = self.ed.progress.get(buy.tile)
+            if tile is None:
+                return
+            options = rules.purchase_track_options(tracks, tile.category, tile.economic, self.ed.cap)
+            chosen = buy.track or options[0]
+            alike = set()
+            for z in rows.get(tile.level, ()):
+                other = self.ed.progress[z]
+                if z != buy.tile and (other.economic, other.points) == (tile.economic, tile.points) \
+                        and chosen in rules.purchase_track_options(tracks, other.category, other.economic, self.ed.cap):
+                    alike.add(z)
+            self.lookalikes[(p, buy.tile)] = frozenset(alike)
+            tracks["economic"] = min(self.ed.cap, tracks["economic"] + tile.economic)
+            tracks[chosen] = min(self.ed.cap, tracks[chosen] + tile.points)
 
     def truncate(self, k: int) -> list:
         """Drop the last ``k`` moves (and their edits); returns them. The caller rebuilds."""
@@ -567,7 +601,8 @@ class Tracker:
         return ev + self._clear_alerts(("NeedsConfirmation",), "confirmed")
 
     def _rebuild(self) -> None:
-        self.state = self.replay()
+        self.lookalikes = {}
+        self.state = self.replay(note=True)
 
     # ---- alerts --------------------------------------------------------------------------------------------------
     def _alert(self, ev):
@@ -661,11 +696,24 @@ class Tracker:
             # explains little now (a Tan before a Trade) must not be crowded out by many that skip it
             kept = {id(c) for c in frontier}
             groups = Counter()
+            best_scores: dict = {}
             for c in children:
                 t = c.state.turn
                 g = (c.state.phase, c.state.current, None if t is None else (t.placed, t.cursor, len(t.pending)))
                 groups[g] += 1
                 if groups[g] <= 2 and id(c) not in kept:
+                    frontier.append(c)
+                    kept.add(id(c))
+                best_scores.setdefault(g, []).append(c)
+            # and, of each point of the turn, the lines that best explain the score disks: an action that only
+            # scores (a Military) is one move behind the lines that skip it and would be crowded out
+            for group in best_scores.values():
+                lines = {}
+                for c in sorted(group, key=lambda c: (c.score_cost, c.cost)):
+                    lines.setdefault((c.score_cost, c.cost, tuple(type(m) for m in c.moves)), c)  # one per kind of line
+                for c in list(lines.values())[:2]:
+                    if id(c) in kept:
+                        continue
                     frontier.append(c)
                     kept.add(id(c))
         self.stats["nodes"] += len(every)
@@ -841,7 +889,8 @@ class Tracker:
     def _tiles_for(self, st: State, p: int, wanted: set[str]) -> list[tuple[str, dict | None]]:
         """(tile, edit) for each ability in ``wanted`` that p could use now: p's own face-up tiles, and the
         tiles p may own unseen. Which of two tiles of one level and category a player bought does not show
-        (same price, same points); a use of the other one names it: the edit swaps p's unused tile with its
+        (same price, same points), nor which of two whose purchase put the points on the same track
+        (``lookalikes``); a use of the other one names it: the edit swaps p's unused tile with its
         twin in the progress row or in another player's unused tiles (``apply_edit`` op ``swap_progress``)."""
         player = st.players[p]
         out, have = [], set()
@@ -855,7 +904,7 @@ class Tracker:
             if tile.rule not in wanted or tile.rule in have:
                 continue
             twins = [y for y in mine if y != x and self.ed.progress[y].level == tile.level
-                     and self.ed.progress[y].category == tile.category]
+                     and (self.ed.progress[y].category == tile.category or x in self.lookalikes.get((p, y), ()))]
             if not twins:
                 continue
             holder = None
@@ -1010,8 +1059,15 @@ class Tracker:
             pref = 2 if edit else 1
             moves = []
             if rule in MOVE_STEPS:
+                named = st  # the steps are checked with the tile in p's hands: a twin's use names it first
+                if edit is not None:
+                    named = st.copy()
+                    try:
+                        apply_edit(named, edit, self.ed)
+                    except ValueError:
+                        continue
                 moves = [M.UseProgress(tile, steps=steps) for steps in
-                         self._step_search(st, MOVE_STEPS[rule], items, lambda steps, t=tile: M.UseProgress(t, steps=steps))]
+                         self._step_search(named, MOVE_STEPS[rule], items, lambda steps, t=tile: M.UseProgress(t, steps=steps))]
             elif rule == "W-PRG-L1-3":
                 t = st.turn
                 if t.placed == "tile" and not t.free_order and len(t.pending) - t.cursor > 1:
@@ -1041,7 +1097,11 @@ class Tracker:
             elif rule == "W-PRG-L3-4":
                 moves = [M.UseProgress(tile, natives=(k,)) for k in NATIVES if player.long_house[k] > 0]
             elif rule == "W-PRG-L3-7":
+                # the tile turned over shows as a difference, unless a later move turns it again (the activated
+                # tile at the end of the year): open slots first, then every other slot read
                 moves = [M.UseProgress(tile, slot=slot_of(k)) for k in range(9) if f"{vb}/slot.{k}#tile" in open_keys]
+                out += [(M.UseProgress(tile, slot=slot_of(k)), pref + 1, edit) for k in range(9)
+                        if f"{vb}/slot.{k}#tile" in by_key and f"{vb}/slot.{k}#tile" not in open_keys]
             out += [(m, pref, edit) for m in moves]
         return out
 
@@ -1359,6 +1419,8 @@ class Tracker:
     def _explain_failure(self, best: _Node, items) -> list[Event]:
         diffs = self._differing(best, items, 0.0)
         put_back = [_put_back(k, best.exp[k], v) for k, v, c in diffs if c >= self.alert_confidence or len(diffs) <= 3]
+        if not put_back:  # many differences, none of them sure: name the likeliest rather than none
+            put_back = [_put_back(k, best.exp[k], v) for k, v, c in sorted(diffs, key=lambda d: -d[2])[:4]]
         signature = frozenset((k, _freeze(v)) for k, v, c in diffs)
         for ev in self.alerts.values():
             if isinstance(ev, (IllegalMove, TableOutOfSync)) and getattr(ev, "_sig", None) == signature:
@@ -1463,61 +1525,6 @@ class Tracker:
         if not steps:
             return None
         return M.Move(tuple(steps))
-
-
-def observable(move, ed=None):
-    """What a camera can tell of a move, or None for a move that shows nothing. Hidden parameters are left out:
-    the mask cards drawn and played (only the space shows), the draw's source, the smallpox card (only a victim
-    shows), the turtle tiles claimed, which of two look-alike progress tiles was bought (its level and category
-    show), the exchanges and resources behind a Trade (only their net effect shows), the steps behind a Move
-    (only where warriors end up shows), the display refill. ``move_log_equal`` compares logs through this."""
-    ed = ed or load_edition()
-    if isinstance(move, M.EndTurn):
-        return ("again",) if move.again else None
-    if isinstance(move, M.Activate):
-        return ("activate", tuple(move.slot))
-    if isinstance(move, (M.Move,)):
-        return ("move",) if _net_steps(move.steps) else None
-    if isinstance(move, M.Trade):
-        if not (move.exchanges or move.purchases or move.points):
-            return None
-        buys = tuple(sorted(ed.progress[b.tile].level for b in move.purchases))  # tiles are not read: the price shows
-        return ("trade", move.victim is not None, buys)
-    if isinstance(move, M.MaskCeremony):
-        return ("mask", move.space) if move.space is not None else None  # a draw alone shows nothing
-    if isinstance(move, M.Military):
-        return ("military",)
-    if isinstance(move, M.UseProgress):
-        rule = ed.progress[move.tile].rule
-        return None if rule == "W-PRG-L1-3" else ("use", rule)  # free order by itself changes nothing seen
-    if isinstance(move, M.Restore):
-        return ("restore", move.set_aside, move.take, tuple(move.order))
-    if isinstance(move, M.Ritual):
-        return ("ritual", tuple(sorted(move.natives)))
-    if isinstance(move, M.Swap):
-        return ("swap",) + tuple(sorted((tuple(move.a), tuple(move.b))))
-    d = M.move_to_json(move)
-    return tuple([d["type"]] + [str(v) for k, v in sorted(d.items()) if k != "type"])
-
-
-def move_log_equal(seen, true, ed=None) -> bool:
-    """Whether two move lists of one physical turn are the same game as far as a camera can tell: the same
-    multiset of ``observable`` moves (hidden parameters and invisible moves left out; the order of moves inside
-    one turn does not always show, e.g. a progress tile used before or after the placement)."""
-    a = Counter(o for o in (observable(m, ed) for m in seen) if o is not None)
-    b = Counter(o for o in (observable(m, ed) for m in true) if o is not None)
-    return a == b
-
-
-def _net_steps(steps) -> bool:
-    """Whether a step list changes the map: guard steps that come back where they started show nothing."""
-    if any(st.place != "guard" for st in steps):
-        return True
-    flow = Counter()
-    for st in steps:
-        flow[st.frm] -= 1
-        flow[st.to] += 1
-    return any(flow.values())
 
 
 def _colours_of(value) -> set[str]:

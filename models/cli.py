@@ -35,14 +35,16 @@ def add_train_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "train", help="train the piece detector on a synth folder and export ONNX (needs the train extra: torch==2.13.0)",
         description="Train the centre-point piece detector on `tablewatch synth` output (random crops of the rectified "
-                    "map view at --px-per-mm), with a progress bar and a validation curve PNG, then export "
+                    "view of every board: the map at --px-per-mm, smaller boards at --small-px-per-mm), with a progress bar and a validation curve PNG, then export "
                     "detector.onnx + detector.json (and detector-int8.onnx) into --out. Model card: models/README.md.")
     p.add_argument("--data", required=True, help="folder written by `tablewatch synth`")
     p.add_argument("--out", default="models/weights", help="weights folder (default models/weights)")
     p.add_argument("--steps", type=int, default=4000, help="optimiser steps (default 4000, the committed run: ~38 min on 2 cores)")
     p.add_argument("--batch", type=int, default=32, help="crops per step (default 32)")
     p.add_argument("--crop", type=int, default=192, help="crop size in pixels (default 192)")
-    p.add_argument("--px-per-mm", type=float, default=1.0, help="model input scale (default 1 px/mm)")
+    p.add_argument("--px-per-mm", type=float, default=1.0, help="model input scale for the map (default 1 px/mm)")
+    p.add_argument("--small-px-per-mm", type=float, default=2.0,
+                   help="input scale for boards up to 0.16 m² — village boards, score tracks, mask board (default 2 px/mm; 0: as the map)")
     p.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
     p.add_argument("--val-scenes", type=int, default=40, help="last N scenes of --data used for validation (default 40)")
     p.add_argument("--val-every", type=int, default=250, help="validate every N steps (default 250)")
@@ -79,6 +81,8 @@ def run_train(args) -> int:
         raise UserError(f"--crop must be a multiple of 8, at least 32 (got {args.crop}).")
     if not (0.25 <= args.px_per_mm <= 8):
         raise UserError(f"--px-per-mm must be between 0.25 and 8 (got {args.px_per_mm}).")
+    if args.small_px_per_mm and not (0.25 <= args.small_px_per_mm <= 8):
+        raise UserError(f"--small-px-per-mm must be 0 or between 0.25 and 8 (got {args.small_px_per_mm}).")
     data = Path(args.data)
     if not data.is_dir():
         raise UserError(f"--data {data} is not a folder; make one with `tablewatch synth --n 1500 --seed 1 --out {data}`.")
@@ -90,13 +94,15 @@ def run_train(args) -> int:
 
     out = Path(args.out)
     card = train(data, out, args.steps, args.batch, args.crop, args.px_per_mm, args.seed, args.val_scenes, args.val_every,
-                 args.width, args.lr)
+                 args.width, args.lr, small_px_per_mm=args.small_px_per_mm)
     print(f"wrote {out / 'detector.onnx'} ({card['params']} parameters; best val F1 {card['val']['f1']:.3f} at step "
           f"{card['train']['best_step']}, {card['train']['minutes']:.1f} min) and {out / 'detector_val_curve.png'}")
     if not args.no_int8:
         from models.detector.quantize import quantize
 
-        q = quantize(out / "detector.onnx", data, args.px_per_mm)
+        from models.detector.train import model_scales
+
+        q = quantize(out / "detector.onnx", data, model_scales(args.px_per_mm, args.small_px_per_mm))
         print(f"wrote {q}")
     return 0
 

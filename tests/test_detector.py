@@ -85,11 +85,11 @@ def test_region_lookup(index):
 def test_decisions_from_labels_and_detections(index):
     from vision.assign import covered, detected_decisions, label_decisions
 
-    labels = [{"class": "woman", "colour": "red", "side": "colour", "region": "H1.pa0"},
-              {"class": "warrior_standing", "colour": "red", "side": None, "region": "H1"},
-              {"class": "warrior_standing", "colour": "red", "side": None, "region": "H1"},
-              {"class": "warrior_standing", "colour": "blue", "side": None, "region": "H1"}]
-    truth = label_decisions(index, labels)
+    labels = [{"class": "woman", "colour": "red", "side": "colour", "region": "H1.pa0", "xy": [84, 129]},
+              {"class": "warrior_standing", "colour": "red", "side": None, "region": "H1", "xy": [60, 60]},
+              {"class": "warrior_standing", "colour": "red", "side": None, "region": "H1", "xy": [70, 60]},
+              {"class": "warrior_standing", "colour": "blue", "side": None, "region": "H1", "xy": [60, 80]}]
+    truth = label_decisions(index, labels, 1.0)
     assert truth["H1.pa0"] == ("woman", "red", "colour")
     assert truth["H1"] == ((("warrior_standing", "blue", ""), 1), (("warrior_standing", "red", ""), 2))
     assert truth["H1.pa1"] is None and truth["L1"] == ()
@@ -102,6 +102,25 @@ def test_decisions_from_labels_and_detections(index):
     assert detected_decisions(index, dets)["H1"] != truth["H1"]
     assert {"H1", "H1.pa0", "H1.pa1"} <= covered(index, ["H1"])
     assert "H1" in covered(index, ["H1.pa0"])
+
+
+def test_a_disk_under_another_is_no_target_and_no_decision():
+    """Stacked tribe disks on one score space: the camera sees the top one; the one under it comes from history."""
+    from calibration.layout import load_builtin
+    from models.detector.data import scene_targets
+    from models.detector.metrics import gt_from_rect
+    from vision.assign import RegionIndex, covered_labels, label_decisions
+
+    idx = RegionIndex(load_builtin("wendake-scores-a"))
+    x, y = idx.centres["upper.3"]
+    disk = lambda colour, dx=0.0: {"class": "tribe_disk", "colour": colour, "side": None, "region": "upper.3",  # noqa: E731
+                                   "xy": [2 * x + dx, 2 * y], "box": [0, 0, 30, 30]}
+    rect = {"px_per_mm": 2.0, "pieces": [disk("red"), disk("blue", 1.0), disk("green", 40.0)]}
+    assert covered_labels(rect["pieces"], 2.0) == {0}  # red lies under blue; green (20 mm off) is not under anything
+    assert label_decisions(idx, rect["pieces"], 2.0)["upper.3"] == ((("tribe_disk", "blue", ""), 1), (("tribe_disk", "green", ""), 1))
+    assert [g["colour"] for g in gt_from_rect(rect)] == ["blue", "green"]
+    man = {"classes": ["tribe_disk"], "colours": ["red", "blue", "green"], "sides": ["colour"]}
+    assert scene_targets(rect, 1.0, man)["colour"].tolist() == [1, 2]
 
 
 def test_matching_tally():

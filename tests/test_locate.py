@@ -202,3 +202,39 @@ def test_cli_locate_json_on_a_real_photo(capsys, tmp_path):
     assert set(board["residual_mm"]) == {str(i) for i in SHEET_IDS}
     assert np.array(board["homography"]).shape == (3, 3)
     assert cv2.imread(str(out)).shape[:2] == (594, 420)
+
+
+def test_marker_memory_reuses_markers_until_the_picture_around_one_changes(sheet_results):
+    """A fixed camera: the second look at the same real photo reuses the markers (no search); a hand over one
+    marker, a board missing or a changed light brings the full search back."""
+    from vision.markers import MarkerMemory, find_markers
+
+    lay, results = sheet_results
+    frame = results["aruco.jpg"][0]
+    dicts = {m["dictionary"] for m in lay["markers"]}
+    mem = MarkerMemory()
+    first = mem.find(frame, dicts, 1600, 0.0)
+    assert sorted(i for _, i in first) == SHEET_IDS and mem.full_searches == 1
+    again = mem.find(frame, dicts, 1600, 0.1)
+    assert mem.full_searches == 1 and mem.reused == 1
+    assert all(np.array_equal(first[k], again[k]) for k in first)
+    assert sorted(first) == sorted(find_markers(frame, dicts, 1600))
+    # a hand over marker 35: searched again, the covered marker is not returned, and not reused while it is missing
+    covered = frame.copy()
+    c = first[next(k for k in first if k[1] == 35)]
+    (x0, y0), (x1, y1) = c.min(axis=0).astype(int), c.max(axis=0).astype(int)
+    covered[y0 - 20:y1 + 20, x0 - 20:x1 + 20] = (120, 150, 200)
+    seen = mem.find(covered, dicts, 1600, 0.2)
+    assert mem.full_searches == 2 and 35 not in {i for _, i in seen}
+    mem.find(frame, dicts, 1600, 0.3)  # the hand is gone: one search finds it again ...
+    assert mem.full_searches == 3
+    mem.find(frame, dicts, 1600, 0.4)  # ... then memory again
+    assert mem.full_searches == 3
+    # a board the caller could not find: searched again every retry_s, not every frame
+    mem.find(frame, dicts, 1600, 0.5, board_missing=True)
+    assert mem.full_searches == 3
+    mem.find(frame, dicts, 1600, 2.6, board_missing=True)
+    assert mem.full_searches == 4
+    # the light changed everywhere
+    mem.find(cv2.convertScaleAbs(frame, alpha=0.7), dicts, 1600, 2.7)
+    assert mem.full_searches == 5

@@ -91,9 +91,28 @@ def detected_decisions(index: RegionIndex, detections) -> dict[str, object]:
     return decisions(index, [(index.region_of(p.x_mm, p.y_mm), p.cls, p.colour, p.side, p.score) for p in detections])
 
 
-def label_decisions(index: RegionIndex, labels: list[dict]) -> dict[str, object]:
-    """Decisions from ground-truth labels (synth ``rectified.pieces``: their ``region`` field)."""
-    return decisions(index, [(lab.get("region"), lab["class"], lab["colour"], lab.get("side"), 1.0) for lab in labels])
+STACKED_MM = 2.0  # a labelled piece with a later piece of its class this close lies under it (stacked disks)
+
+
+def covered_labels(labels: list[dict], px_per_mm: float) -> set[int]:
+    """Indices of ground-truth labels (synth ``pieces``, ``xy`` in view pixels at ``px_per_mm``) that lie under a
+    piece of the same class stacked on them — tribe disks sharing a score space. No camera sees them: their place
+    comes from history, so they are neither detector targets nor region decisions."""
+    out = set()
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            if b["class"] == a["class"] and ((a["xy"][0] - b["xy"][0]) ** 2 + (a["xy"][1] - b["xy"][1]) ** 2) ** 0.5 <= STACKED_MM * px_per_mm:
+                out.add(i)
+                break
+    return out
+
+
+def label_decisions(index: RegionIndex, labels: list[dict], px_per_mm: float) -> dict[str, object]:
+    """Decisions from ground-truth labels (synth ``rectified.pieces``: their ``region`` field) as a camera can see
+    them: pieces under a stacked piece (``covered_labels``) left out."""
+    under = covered_labels(labels, px_per_mm)
+    return decisions(index, [(lab.get("region"), lab["class"], lab["colour"], lab.get("side"), 1.0)
+                             for i, lab in enumerate(labels) if i not in under])
 
 
 def covered(index: RegionIndex, region_ids) -> set[str]:

@@ -83,17 +83,29 @@ def nms_points(xy: np.ndarray, scores: np.ndarray, radius: float) -> np.ndarray:
     return np.array(keep, dtype=np.int64)
 
 
+def input_scale(card: dict, w_mm: float, h_mm: float) -> float:
+    """The px/mm at which the net reads a board of ``w_mm`` × ``h_mm``: the card's ``small_boards`` scale for boards
+    up to its ``max_area_mm2`` (village boards, score tracks, mask board: their resources, tokens and stacked disks
+    are small and packed, and the boards are small enough to read finer), else the card's ``px_per_mm`` (the map).
+    A card without ``small_boards`` reads every board at ``px_per_mm``."""
+    small = card.get("small_boards")
+    if small and w_mm * h_mm <= float(small["max_area_mm2"]):
+        return float(small["px_per_mm"])
+    return float(card["px_per_mm"])
+
+
 def decode(heat: np.ndarray, reg: np.ndarray, colour: np.ndarray, side: np.ndarray, card: dict,
-           threshold: float = 0.3, nms_mm: float = 7.0) -> list[Piece]:
+           threshold: float = 0.3, nms_mm: float = 7.0, px_per_mm: float | None = None) -> list[Piece]:
     """Turn the heads of one image (no batch axis) into pieces in board mm.
 
     Peaks are taken on the class-wise maximum (one piece per place), refined by the offset head, then points
     closer than ``nms_mm`` are suppressed. The input pixel u of cell column c is (c + offset) · stride, and
-    board mm = (u + 0.5) / px_per_mm (pixel centres, as in the rectified view)."""
+    board mm = (u + 0.5) / px_per_mm (pixel centres, as in the rectified view); ``px_per_mm`` is the input's
+    scale (``input_scale``), by default the card's."""
     heat = np.asarray(heat, np.float32)
     if heat.ndim != 3:
         raise ValueError(f"heat must be (C, h, w), got shape {heat.shape}")
-    stride, r = float(card["stride"]), float(card["px_per_mm"])
+    stride, r = float(card["stride"]), float(card["px_per_mm"] if px_per_mm is None else px_per_mm)
     best = heat.max(axis=0)
     cls = heat.argmax(axis=0)
     ys, xs = peaks(best, threshold)
@@ -137,14 +149,24 @@ class Detector:
         self.px_per_mm = float(self.card["px_per_mm"])
         self.multiple = int(self.card.get("multiple", 8))
 
-    def prepare(self, view: np.ndarray, view_px_per_mm: float) -> np.ndarray:
-        """BGR uint8 view → (1, 3, H, W) float32 at the model's px/mm, padded to a multiple of the net's stride."""
+    def scale_for(self, w_mm: float, h_mm: float) -> float:
+        """The px/mm the net reads a board of this size at (``input_scale``)."""
+        return input_scale(self.card, w_mm, h_mm)
+
+    def view_scale(self, view: np.ndarray, view_px_per_mm: float) -> float:
+        """The px/mm the net reads this whole-board rectified view at."""
+        return self.scale_for(view.shape[1] / view_px_per_mm, view.shape[0] / view_px_per_mm)
+
+    def prepare(self, view: np.ndarray, view_px_per_mm: float, input_px_per_mm: float | None = None) -> np.ndarray:
+        """BGR uint8 view → (1, 3, H, W) float32 at ``input_px_per_mm`` (default: ``view_scale``), padded to a
+        multiple of the net's stride."""
         import cv2
 
         if view is None or view.ndim != 3 or view.shape[2] != 3:
             raise UserError("the rectified view must be a colour (BGR) image.")
-        if abs(view_px_per_mm - self.px_per_mm) > 1e-6:
-            f = self.px_per_mm / view_px_per_mm
+        r_in = self.view_scale(view, view_px_per_mm) if input_px_per_mm is None else input_px_per_mm
+        if abs(view_px_per_mm - r_in) > 1e-6:
+            f = r_in / view_px_per_mm
             h, w = view.shape[:2]
             view = cv2.resize(view, (max(1, round(w * f)), max(1, round(h * f))),
                               interpolation=cv2.INTER_AREA if f < 1 else cv2.INTER_LINEAR)
@@ -159,10 +181,14 @@ class Detector:
         return dict(zip(self.output_names, self.session.run(self.output_names, {self.input_name: tensor})))
 
     def detect(self, view: np.ndarray, view_px_per_mm: float, threshold: float | None = None) -> list[Piece]:
-        out = self.run(self.prepare(view, view_px_per_mm))
+        """Pieces on one whole-board rectified view (read at ``view_scale``), positions in board mm."""
+        if view is None or view.ndim != 3:
+            raise UserError("the rectified view must be a colour (BGR) image.")
+        r_in = self.view_scale(view, view_px_per_mm)
+        out = self.run(self.prepare(view, view_px_per_mm, r_in))
         thr = float(self.card.get("threshold", 0.3)) if threshold is None else threshold
         return decode(out["heat"][0], out["reg"][0], out["colour"][0], out["side"][0], self.card, thr,
-                      float(self.card.get("nms_mm", 7.0)))
+                      float(self.card.get("nms_mm", 7.0)), r_in)
 
 
 def bench_main(argv: list[str]) -> int:

@@ -85,3 +85,65 @@ def refine_corners(gray, corners, scale: float):
         if abs(nx + x0 - x) <= half and abs(ny + y0 - y) <= half:
             out[k] = (nx + x0, ny + y0)
     return out
+
+
+class MarkerMemory:
+    """The markers of the last full search, reused while the picture around every one of them is unchanged.
+
+    A camera fixed over a table sees the same markers frame after frame; searching a 2304×1296 frame at full
+    resolution costs ~100 ms on 2 cores, comparing 32 small patches well under 1 ms. ``find`` runs the full search
+    (``find_markers``) on the first frame, when the grey patch around any remembered marker differs from the one
+    stored at its last sighting by more than ``level`` grey levels on average (a hand over it, a bumped board, the
+    light changed), and every ``retry_s`` seconds while the caller says a board is missing (a board brought into
+    view). A marker not seen in ``forget_after`` full searches in a row is forgotten."""
+
+    PAD = 0.3  # patch margin around a marker, as a share of its side
+
+    def __init__(self, level: float = 6.0, retry_s: float = 2.0, forget_after: int = 30):
+        self.level, self.retry_s, self.forget_after = level, retry_s, forget_after
+        self.known: dict = {}  # key -> (corners, (x0, y0, x1, y1), grey patch, full searches missed)
+        self.last_full: float | None = None
+        self.full_searches = 0
+        self.reused = 0
+
+    def _box(self, corners, shape):
+        import numpy as np
+
+        (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+        pad = self.PAD * max(x1 - x0, y1 - y0)
+        h, w = shape[:2]
+        return (int(max(0, np.floor(x0 - pad))), int(max(0, np.floor(y0 - pad))),
+                int(min(w, np.ceil(x1 + pad) + 1)), int(min(h, np.ceil(y1 + pad) + 1)))
+
+    def _unchanged(self, gray) -> bool:
+        import cv2
+
+        for corners, (x0, y0, x1, y1), patch, missed in self.known.values():
+            if missed:
+                return False
+            now = gray[y0:y1, x0:x1]
+            if now.shape != patch.shape or float(cv2.absdiff(now, patch).mean()) > self.level:
+                return False
+        return True
+
+    def find(self, frame, dictionaries, long_side: int, t: float, board_missing: bool = False) -> dict:
+        """{(dictionary, id): corners} as ``find_markers`` returns them, from memory when nothing changed."""
+        import cv2
+
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+        retry = board_missing and (self.last_full is None or t - self.last_full >= self.retry_s)
+        if self.known and not retry and self._unchanged(gray):
+            self.reused += 1
+            return {k: v[0].copy() for k, v in self.known.items()}
+        found = find_markers(gray, dictionaries, long_side)
+        self.last_full, self.full_searches = t, self.full_searches + 1
+        for key, (corners, box, patch, missed) in list(self.known.items()):
+            if key not in found:
+                if missed + 1 >= self.forget_after:
+                    del self.known[key]
+                else:
+                    self.known[key] = (corners, box, patch, missed + 1)
+        for key, corners in found.items():
+            x0, y0, x1, y1 = box = self._box(corners, gray.shape)
+            self.known[key] = (corners, box, gray[y0:y1, x0:x1].copy(), 0)
+        return found

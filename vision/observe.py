@@ -5,7 +5,8 @@ assignment of ``vision.assign`` generalised to every region kind of every board,
 rule for when an Observation is emitted.
 
 Per frame:
-1. **locate**: markers once for the frame, each board fitted (``vision.locate``), smoothed and move-flagged by
+1. **locate**: markers once for the frame (remembered from the last full search while the picture around every
+   marker is unchanged: ``vision.markers.MarkerMemory``), each board fitted (``vision.locate``), smoothed and move-flagged by
    ``vision.tracker.BoardTracker``. A board not found is read with its last pose only while its markers are
    covered and its view has not changed (``vision.settle``).
 2. **settle**: each board's low-res rectified view goes through ``vision.settle.Settler``; a board with a hand,
@@ -236,12 +237,15 @@ class Observer:
 
     def __init__(self, layouts: list[dict], detector=None, camera=None, settle: S.SettleConfig | None = None,
                  threads: int = 2, low_threshold: float = 0.15, hold_s: float = 2.0, max_view_scale: int = 2):
+        from vision.markers import MarkerMemory
         from vision.tracker import BoardTracker
 
         check_layouts(layouts)
         self.layouts = {lay["name"]: lay for lay in layouts}
         self.camera = camera
         self.tracker = BoardTracker(layouts, camera=None)  # frames are undistorted before locating
+        self.marker_memory = MarkerMemory()
+        self._board_missing = True
         self.settler = S.Settler(settle, art=self._art(layouts, (settle or S.SettleConfig()).px_per_mm))
         self.readers = {n: RegionReader(lay) for n, lay in self.layouts.items()}
         self.detector = self._detector(detector, threads)
@@ -301,8 +305,10 @@ class Observer:
         c = apply_h(H, [[w / 2, h / 2]])[0]
         return 0 <= c[0] < frame_wh[0] and 0 <= c[1] < frame_wh[1]
 
-    def _view_scale(self, loc_px_per_mm: float | None) -> float:
-        r = self.detector.px_per_mm
+    def _view_scale(self, name: str, loc_px_per_mm: float | None) -> float:
+        """The scale a board is rectified at: a whole multiple of the detector's input scale for that board (up to
+        ``max_view_scale``), so that the detector shrinks it with INTER_AREA, as in training."""
+        r = self.detector.scale_for(*self.layouts[name]["size_mm"])
         k = 1 if not loc_px_per_mm else int(np.clip(np.ceil(loc_px_per_mm / r - 0.25), 1, self.max_view_scale))
         return r * k
 
@@ -324,7 +330,7 @@ class Observer:
         from vision.locate import rectify
 
         lay = self.layouts[name]
-        r = self._view_scale(loc.px_per_mm if loc is not None else None)
+        r = self._view_scale(name, loc.px_per_mm if loc is not None else None)
         t0 = time.perf_counter()
         view = rectify(image, H, lay, r)
         t1 = time.perf_counter()
@@ -380,7 +386,7 @@ class Observer:
     def process(self, index: int, t: float, image) -> FrameResult:
         """One frame (BGR) -> FrameResult. Never raises for what the camera shows."""
         from vision.locate import locate_board, rectify
-        from vision.markers import DETECT_LONG_SIDE, find_markers
+        from vision.markers import DETECT_LONG_SIDE
 
         timings: dict[str, float] = {}
         warnings: list[str] = []
@@ -388,13 +394,15 @@ class Observer:
         t0 = time.perf_counter()
         img = self.undistort(image)
         dicts = {m["dictionary"] for lay in self.layouts.values() for m in lay["markers"]}
-        markers = find_markers(img, dicts, max(DETECT_LONG_SIDE, min(max(img.shape[:2]), MARKER_FULL_RES)))
+        markers = self.marker_memory.find(img, dicts, max(DETECT_LONG_SIDE, min(max(img.shape[:2]), MARKER_FULL_RES)), t,
+                                          self._board_missing)
         H_last = self.tracker.last_homographies()
         locs = {}
         for name, lay in self.layouts.items():
             loc = locate_board(lay, markers, img.shape, None, H_last.get(name), img)
             self.tracker.observe(loc)
             locs[name] = loc
+        self._board_missing = not all(loc.found for loc in locs.values())
         known = {(m["dictionary"], m["id"]) for lay in self.layouts.values() for m in lay["markers"]}
         unknown = sorted(i for (d, i) in markers if (d, i) not in known)
         t1 = time.perf_counter()

@@ -125,7 +125,8 @@ def run_e2e(args) -> int:
     from vision.replay import evaluate
 
     def progress(g):
-        print(f"{Path(g['folder']).name}: log equal {g['log_equal']}, {g['moves_recognised']}/{g['moves_true']} moves, "
+        print(f"{Path(g['folder']).name}: log equal {g['log_equal']} ({g['turns_exact']}/{g['turns']} turns), "
+              f"{g['moves_recognised']}/{g['moves_true']} moves, "
               f"injected {g['injected']} flagged {g['flagged']}, alerts {g['alerts']}", file=sys.stderr, flush=True)
 
     res = evaluate(folders, progress=progress)

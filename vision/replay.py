@@ -2,7 +2,7 @@
 
 Owns ``replay_folder`` (one folder -> move log, events by frame, stage timings) and ``evaluate`` (the end-to-end
 figures of issue 5 over rendered games with a ``truth.json``, see ``models/synth/recording.py``): share of games
-whose move log equals the truth, illegal moves accepted, injected illegal moves flagged, false alerts per 20 legal
+whose move log equals the truth (turn by turn, as far as a camera can tell: ``assistant.movelog``), illegal moves accepted, injected illegal moves flagged, false alerts per 20 legal
 games.
 
 A folder from ``models.synth.recording`` carries ``session.json`` (players, seed, initial state, layouts) and
@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from assistant.errors import UserError
+from assistant.movelog import noop_moves
 
 ALERT_KINDS = ("IllegalMove", "ScoreMismatch", "TableOutOfSync")
 
@@ -117,18 +118,38 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
             pipe.step(frame)
         source.close()
         snap = session.snapshot() if hasattr(session, "snapshot") else {}
+        tr = getattr(session, "tracker", None)
+        noops = sorted(noop_moves(tr.initial, tr.moves, tr.edits)) if tr is not None else []
         if hasattr(session, "close"):
             session.close()
     finally:
         if tmp is not None:
             tmp.cleanup()
     moves = [m.get("move") for m in snap.get("moves", [])] if isinstance(snap, dict) else []
-    return {"folder": str(folder), "moves": moves, "move_log": snap.get("moves", []) if isinstance(snap, dict) else [],
+    return {"folder": str(folder), "moves": moves, "noops": noops, "initial": meta.get("initial"),
+            "move_log": snap.get("moves", []) if isinstance(snap, dict) else [],
             "alerts": snap.get("alerts", []) if isinstance(snap, dict) else [], "events": by_frame,
             "stats": stats.summary(), "messages": list(pipe.messages)}
 
 
 # ---------------------------------------------------------------------------------------------- end-to-end figures
+
+
+def _turns_exact(result: dict, truth: dict) -> tuple[int, int]:
+    """(physical turns whose recognised moves equal the true ones as far as a camera can tell, true turns):
+    ``assistant.movelog.turns_equal``, moves that change nothing in the game left out; a recognised log with more
+    turns than the truth counts one turn wrong."""
+    from assistant.movelog import split_turns, turns_equal
+    from assistant.wendake import moves as M
+    from assistant.wendake.state import State
+
+    seen = [M.move_from_json(m) for m in result["moves"]]
+    true = [M.move_from_json(m) for m in truth["moves"]]
+    true_noops = noop_moves(State.from_json(result["initial"]), true) if result.get("initial") else set()
+    exact, turns = turns_equal(seen, true, set(result.get("noops", ())), true_noops)
+    if len(split_turns(seen)) > turns:
+        exact = min(exact, turns - 1)
+    return exact, turns
 
 
 def score_game(result: dict, truth: dict) -> dict:
@@ -158,7 +179,9 @@ def score_game(result: dict, truth: dict) -> dict:
             accepted += 1
     alerts = sum(1 for e in events if e["kind"] in ALERT_KINDS)
     injected = sum(1 for st in steps if st.get("injected"))
-    return {"folder": result["folder"], "log_equal": result["moves"] == truth["moves"], "moves_true": len(truth["moves"]),
+    turns_exact, turns = _turns_exact(result, truth)
+    return {"folder": result["folder"], "log_equal": turns_exact == turns, "turns": turns, "turns_exact": turns_exact,
+            "moves_true": len(truth["moves"]),
             "moves_recognised": len(result["moves"]), "injected": injected, "flagged": flagged, "illegal_accepted": accepted,
             "alerts": alerts, "false_alerts": alerts if injected == 0 else None, "per_kind": per_kind}
 

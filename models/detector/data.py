@@ -28,13 +28,19 @@ def read_manifest(folder: Path) -> dict:
 
 def scene_targets(rect: dict, px_per_mm: float, man: dict) -> dict:
     """Label arrays of one rectified view at ``px_per_mm``: u, v (input pixels), class / colour / side indices,
-    size (mm), and ``ignore`` (occluded or out of the camera view: neither positive nor negative)."""
+    size (mm), and ``ignore`` (occluded or out of the camera view: neither positive nor negative). Pieces under a
+    stacked piece (``vision.assign.covered_labels``) are no target: the piece on top is."""
+    from vision.assign import covered_labels
+
     r0 = float(rect["px_per_mm"])
+    under = covered_labels(rect["pieces"], r0)
     cls_i = {c: i for i, c in enumerate(man["classes"])}
     col_i = {c: i for i, c in enumerate(man["colours"])}
     side_i = {c: i for i, c in enumerate(man["sides"])}
     rows = []
-    for p in rect["pieces"]:
+    for i, p in enumerate(rect["pieces"]):
+        if i in under:
+            continue
         mm_x, mm_y = (p["xy"][0] + 0.5) / r0, (p["xy"][1] + 0.5) / r0
         bx = p.get("box") or [0, 0, 0, 0]
         rows.append((mm_x * px_per_mm - 0.5, mm_y * px_per_mm - 0.5, cls_i[p["class"]], col_i.get(p["colour"], len(col_i)),
@@ -51,28 +57,44 @@ def scene_views(labels: dict) -> list[dict]:
     return labels.get("views") or [labels["rectified"]]
 
 
+def view_scale(scales: dict, rect: dict) -> float:
+    """The px/mm the net reads this synth view at (``vision.detect.input_scale`` of the board's size in mm)."""
+    from vision.detect import input_scale
+
+    h, w = rect["size"][1], rect["size"][0]
+    r0 = float(rect["px_per_mm"])
+    return input_scale(scales, w / r0, h / r0)
+
+
 def _load_one(args):
     import cv2
 
     cv2.setNumThreads(1)
-    folder, name, px_per_mm = args
+    folder, name, scales = args
     lab = json.loads((Path(folder) / f"{name}.json").read_text(encoding="utf-8"))
     out = []
     for rect in scene_views(lab):
         img = cv2.imread(str(Path(folder) / rect["image"]), cv2.IMREAD_COLOR)
         if img is None:
             raise UserError(f"cannot read {Path(folder) / rect['image']}; re-run `tablewatch synth`.")
-        f = px_per_mm / float(rect["px_per_mm"])
+        f = view_scale(scales, rect) / float(rect["px_per_mm"])
         h, w = img.shape[:2]
         out.append((cv2.resize(img, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA), rect))
     return out
 
 
-def load_views(folder: Path, px_per_mm: float, workers: int = 2, limit: int | None = None):
-    """([view images uint8 (H, W, 3) at px_per_mm], [their rectified label dicts], [their scene index], manifest).
+def scales_tag(scales: dict) -> str:
+    small = scales.get("small_boards")
+    return f"{scales['px_per_mm']:g}" + (f"-{small['px_per_mm']:g}@{small['max_area_mm2']:g}" if small else "")
 
-    All views of all scenes, resized once and cached next to the scenes as one raw uint8 file plus an index
-    (``views_<r>_<n>.u8`` / ``.json``), memory-mapped on later runs."""
+
+def load_views(folder: Path, scales: dict, workers: int = 2, limit: int | None = None):
+    """([view images uint8 (H, W, 3)], [their rectified label dicts], [their scene index], manifest).
+
+    ``scales``: ``{"px_per_mm": r, "small_boards": {"max_area_mm2": A, "px_per_mm": r2}}`` (as in the model card);
+    each view is resized to the scale the net reads its board at (``view_scale``). All views of all scenes,
+    resized once and cached next to the scenes as one raw uint8 file plus an index (``views_<scales>_<n>.u8`` /
+    ``.json``), memory-mapped on later runs."""
     folder = Path(folder)
     man = read_manifest(folder)
     n = int(man["scenes"]) if limit is None else min(limit, int(man["scenes"]))
@@ -80,9 +102,10 @@ def load_views(folder: Path, px_per_mm: float, workers: int = 2, limit: int | No
     missing = [nm for nm in names[:1] + names[-1:] if not (folder / f"{nm}.json").exists()]
     if missing:
         raise UserError(f"{folder} lacks {missing[0]}.json; the synth run did not finish. Re-run `tablewatch synth`.")
-    raw, index_path = folder / f"views_{px_per_mm:g}_{n}.u8", folder / f"views_{px_per_mm:g}_{n}.json"
+    tag = scales_tag(scales)
+    raw, index_path = folder / f"views_{tag}_{n}.u8", folder / f"views_{tag}_{n}.json"
     if not (raw.exists() and index_path.exists()):
-        jobs = [(str(folder), nm, px_per_mm) for nm in names]
+        jobs = [(str(folder), nm, scales) for nm in names]
         entries = []
         offset = 0
         with open(raw, "wb") as fh:

@@ -3,8 +3,10 @@
 Held-out = new seeds, and harder than training: each rectified view gets a stronger, uneven light (exposure
 ×1.15–1.6 with a hot spot, so pale colours wash out) and, on half the scenes, extra occluders (finger-like skin
 capsules and dark cards) painted over it; pieces whose base centre is under an occluder count as hidden, like
-pieces under the generator's hands. Prints per-class recall / precision (matched within 8 mm), per-region
-accuracy after assignment to the layout (``vision.assign``; regions a hand or an occluder covers are left out)
+pieces under the generator's hands. The pieces scored are those the live pipeline reads (``read_pieces``: the
+detector at each board's input scale plus ``vision.observe``'s two corrections); a disk lying under another disk
+is neither a target nor a decision (no camera sees it; the tracker knows it from history). Prints per-class
+recall / precision (matched within 8 mm), per-region accuracy after assignment to the layout (``vision.assign``; regions a hand or an occluder covers are left out)
 and whole-board exact: the share of scenes with no wrong decision on any board free of hands and occluders.
 Every board in view is scored (map, village boards, score tracks, mask board); tile slots are read by
 ``vision.tiles``. Runtime path only (onnxruntime)."""
@@ -69,7 +71,9 @@ def _render(args):
     cv2.setNumThreads(1)
     from models.synth.writer import make_scene
 
-    seed, index, players, px_per_mm, hard = args
+    from models.detector.data import view_scale
+
+    seed, index, players, scales, hard = args
     sc = make_scene(seed, index, players, (1280, 960), 4.0)
     lab = sc["labels"]
     rng = np.random.default_rng([seed, index, 0xE7A1])
@@ -81,6 +85,7 @@ def _render(args):
         mask = np.zeros(native.shape[:2], np.uint8)
         if hard:
             native, mask = harden(native, rng, r0, occlude=bool(rng.random() < 0.5))
+        px_per_mm = view_scale(scales, rect)  # the scale the net reads this board at
         f = px_per_mm / r0
         size = (round(native.shape[1] * f), round(native.shape[0] * f))
         view = cv2.resize(native, size, interpolation=cv2.INTER_AREA)
@@ -92,7 +97,7 @@ def _render(args):
 
             truth = {t["slot"]: f"{t['tile']}:{t['side']}" for t in board["tiles"]}
             tiles = (truth, read_tiles(native, r0, _layout(rect["board"])))  # tiles are read at the view's own scale
-        out.append((view, rect, board.get("hand_regions") or [], mask, outside, tiles))
+        out.append((view, px_per_mm, rect, board.get("hand_regions") or [], mask, outside, tiles))
     return out
 
 
@@ -106,6 +111,15 @@ def region_kind(board: str, rid: str, idx) -> str:
         return {"T": "map territory guards", "H": "map home guards", "L": "map lake canoes"}.get(rid[0], f"map {rid}")
     kind = next((r.get("kind", "?") for r in idx.layout["regions"] if r["id"] == rid), "?")
     return f"{family} {kind}"
+
+
+def read_pieces(det, view, r: float) -> list:
+    """The pieces the live pipeline reads on a view: the detector's, with a standing warrior seen twice merged and
+    grey-side pieces on a one-player board given its owner's colour (``vision.observe``'s corrections)."""
+    from vision.observe import colour_grey_pieces, merge_tall_duplicates
+
+    thr = float(det.card.get("threshold", 0.3))
+    return colour_grey_pieces(merge_tall_duplicates(det.detect(view, r, threshold=thr)), thr)[0]
 
 
 def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bool = True) -> int:
@@ -126,7 +140,7 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
     if train_seed is not None and int(train_seed) == seed:
         pool.terminate()
         raise UserError(f"--seed {seed} is the seed of the training data; choose another seed for a held-out set.")
-    r = det.px_per_mm
+    scales = {k: det.card[k] for k in ("px_per_mm", "small_boards") if k in det.card}
     tally = Tally(det.card["classes"], 8.0)
     indexes: dict[str, RegionIndex] = {}
     reg_ok = reg_n = 0
@@ -134,7 +148,7 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
     exact_ok = exact_n = exact_tiles_ok = 0
     piece_ok = piece_n = 0
     net_ms = []
-    jobs = [(seed, i, players, r, hard) for i in range(n)]
+    jobs = [(seed, i, players, scales, hard) for i in range(n)]
     t0 = time.perf_counter()
 
     def score(views, k):
@@ -154,12 +168,12 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
         sys.stderr.write(f"\r{k}/{n} scenes  {k / (time.perf_counter() - t0):.1f}/s ")
         sys.stderr.flush()
 
-    def score_view(view, rect, hand_regions, mask, outside, tiles):
+    def score_view(view, r, rect, hand_regions, mask, outside, tiles):
         """(wrong decisions, whether the board was free of hands and occluders) for one board view."""
         nonlocal reg_ok, reg_n, piece_ok, piece_n
         wrong_tiles = 0
         t1 = time.perf_counter()
-        pieces = det.detect(view, r)
+        pieces = read_pieces(det, view, r)
         net_ms.append(1000 * (time.perf_counter() - t1))
         gts = gt_from_rect(rect)
         for g in gts:  # hidden by an added occluder
@@ -179,7 +193,7 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
                 hidden.add(rid)
         hidden |= {g["region"] for g in gts if g["ignore"] and g.get("region")}
         hidden = covered(idx, hidden)
-        truth = label_decisions(idx, rect["pieces"])
+        truth = label_decisions(idx, rect["pieces"], float(rect["px_per_mm"]))
         got = detected_decisions(idx, pieces)
         wrong = 0
         for rid, val in truth.items():
@@ -217,8 +231,10 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
             score(views, k)
     sys.stderr.write("\n")
     tot = tally.totals()
+    small = scales.get("small_boards")
     print(f"detector {det.path.name} on {n} held-out scenes (seed {seed}, {players} players, {'hard' if hard else 'easy'}), "
-          f"input {r:g} px/mm, match radius 8 mm")
+          f"input {scales['px_per_mm']:g} px/mm" + (f" (boards up to {small['max_area_mm2'] / 1e6:g} m²: {small['px_per_mm']:g} px/mm)" if small else "")
+          + ", match radius 8 mm")
     print(f"{'class':18s} {'n':>6s} {'recall':>8s} {'precision':>10s}")
     for c, cnt, rec, prec in tally.per_class():
         print(f"{c:18s} {cnt:6d} {rec:8.4f} {prec:10.4f}")

@@ -86,10 +86,14 @@ class Tally:
 
 
 def gt_from_rect(rect: dict) -> list[dict]:
-    """Ground truth in board mm from a synth ``rectified`` block."""
+    """Ground truth in board mm from a synth ``rectified`` block; pieces under a stacked piece (``covered_labels``)
+    are not in it."""
+    from vision.assign import covered_labels
+
     r = float(rect["px_per_mm"])
+    under = covered_labels(rect["pieces"], r)
     return [{"class": p["class"], "colour": p["colour"], "side": p["side"], "x": (p["xy"][0] + 0.5) / r, "y": (p["xy"][1] + 0.5) / r,
-             "ignore": bool(p.get("occluded")) or not p.get("in_camera_view", True), "region": p.get("region")} for p in rect["pieces"]]
+             "ignore": bool(p.get("occluded")) or not p.get("in_camera_view", True), "region": p.get("region")} for i, p in enumerate(rect["pieces"]) if i not in under]
 
 
 def preds_from_pieces(pieces) -> list[dict]:

@@ -50,7 +50,7 @@ def make_batch(views, targets, idx, crop, rng, n_classes, valid_hw):
     return np.stack(imgs), np.stack(heats), np.stack(weights), np.concatenate(pos, 0)
 
 
-def validate(model, views, rects, idx, card, valid_hw) -> dict:
+def validate(model, views, rects, idx, card, valid_hw, scales_of) -> dict:
     import torch
 
     from models.detector.metrics import Tally, gt_from_rect
@@ -65,7 +65,8 @@ def validate(model, views, rects, idx, card, valid_hw) -> dict:
             img = np.zeros((Hp, Wp, 3), np.float32)
             img[:H, :W] = views[i][:H, :W]
             heat, reg, col, side = model(torch.from_numpy(img.transpose(2, 0, 1)[None].copy()))
-            pieces = decode(heat[0].numpy(), reg[0].numpy(), col[0].numpy(), side[0].numpy(), card, card["threshold"], card["nms_mm"])
+            pieces = decode(heat[0].numpy(), reg[0].numpy(), col[0].numpy(), side[0].numpy(), card, card["threshold"], card["nms_mm"],
+                            scales_of[i])
             tally.add([{"class": p.cls, "colour": p.colour, "side": p.side, "x": p.x_mm, "y": p.y_mm, "score": p.score} for p in pieces],
                       gt_from_rect(rects[i]))
     model.train()
@@ -114,33 +115,47 @@ def export(model, path: Path, card: dict) -> None:
     path.with_suffix(".json").write_text(json.dumps(card, indent=1), encoding="utf-8")
 
 
+SMALL_BOARD_MAX_AREA_MM2 = 160_000.0  # village boards (0.12 m²), score tracks (0.07 m²), mask board (0.15 m²); not the map
+
+
+def model_scales(px_per_mm: float, small_px_per_mm: float) -> dict:
+    """The card's input scales: the map at ``px_per_mm``, boards up to ``SMALL_BOARD_MAX_AREA_MM2`` at
+    ``small_px_per_mm`` (0: every board at ``px_per_mm``)."""
+    scales: dict = {"px_per_mm": px_per_mm}
+    if small_px_per_mm and small_px_per_mm != px_per_mm:
+        scales["small_boards"] = {"max_area_mm2": SMALL_BOARD_MAX_AREA_MM2, "px_per_mm": small_px_per_mm}
+    return scales
+
+
 def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: float, seed: int, val_scenes: int,
-          val_every: int, width: int, lr: float, limit: int | None = None) -> dict:
+          val_every: int, width: int, lr: float, limit: int | None = None, small_px_per_mm: float = 0.0) -> dict:
     import torch
 
-    from models.detector.data import load_views, scene_targets
+    from models.detector.data import load_views, scene_targets, view_scale
     from models.detector.net import MULTIPLE, STRIDE, CentreNet, n_params
 
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     rng = np.random.default_rng(seed)
     t_load = time.perf_counter()
-    views, rects, scene_of, man = load_views(data, px_per_mm, limit=limit)
+    scales = model_scales(px_per_mm, small_px_per_mm)
+    views, rects, scene_of, man = load_views(data, scales, limit=limit)
     n = int(man["scenes"]) if limit is None else min(limit, int(man["scenes"]))
     if n < val_scenes + 10:
         raise UserError(f"{data} holds {n} scenes; training needs at least {val_scenes + 10} (val uses the last {val_scenes}).")
-    targets = [scene_targets(r, px_per_mm, man) for r in rects]
+    scale_of = [view_scale(scales, r) for r in rects]
+    targets = [scene_targets(r, s, man) for r, s in zip(rects, scale_of)]
     valid_hw = [v.shape[:2] for v in views]
-    print(f"loaded {len(views)} views of {n} scenes at {px_per_mm:g} px/mm in {time.perf_counter() - t_load:.1f} s", file=sys.stderr)
+    print(f"loaded {len(views)} views of {n} scenes at {sorted(set(scale_of))} px/mm in {time.perf_counter() - t_load:.1f} s", file=sys.stderr)
     scene_of = np.asarray(scene_of)
     train_idx = np.flatnonzero(scene_of < n - val_scenes)
     val_idx = np.flatnonzero(scene_of >= n - val_scenes)
-    # crops are drawn from views in proportion to their area, so every board pixel is equally likely
-    area = np.array([h * w for h, w in valid_hw], np.float64)[train_idx]
+    # crops are drawn from views in proportion to their board area (mm²), so every part of every board is equally likely
+    area = np.array([h * w / s ** 2 for (h, w), s in zip(valid_hw, scale_of)], np.float64)[train_idx]
     pick_p = area / area.sum()
     classes, colours, sides = list(man["classes"]), list(man["colours"]), list(man["sides"])
     model = CentreNet(len(classes), len(colours) + 1, len(sides) + 1, width)
-    card = {"format": "tablewatch-detector/1", "classes": classes, "colours": colours, "sides": sides, "px_per_mm": px_per_mm,
+    card = {"format": "tablewatch-detector/1", "classes": classes, "colours": colours, "sides": sides, **scales,
             "stride": STRIDE, "multiple": MULTIPLE, "threshold": 0.3, "nms_mm": 7.0, "params": n_params(model), "width": width,
             "train": {"data": str(data), "scenes": n, "views": len(views), "val_scenes": val_scenes, "data_seed": man.get("seed"), "seed": seed, "steps": steps,
                       "batch": batch, "crop": crop, "lr": lr}}
@@ -172,7 +187,7 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
         run_loss = lv if run_loss is None else 0.95 * run_loss + 0.05 * lv
         _bar(step, steps, t0, run_loss, f"{step * batch / (time.perf_counter() - t0):.0f} img/s")
         if step % val_every == 0 or step == steps:
-            m = validate(model, views, rects, val_idx, card, valid_hw)
+            m = validate(model, views, rects, val_idx, card, valid_hw, scale_of)
             history.append({"step": step, "loss": run_loss, **m, "minutes": (time.perf_counter() - t0) / 60})
             sys.stderr.write(f"\n  val @ {step}: recall {m['recall']:.3f} precision {m['precision']:.3f} F1 {m['f1']:.3f} colour+side {m['attr_acc']:.3f}\n")
             draw_curve(out / "detector_val_curve.png", history)
