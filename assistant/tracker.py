@@ -295,6 +295,7 @@ class Tracker:
         self.alts: list[_Alt] = []
         self._history: list[list] = []  # reading items of the observations since the oldest alternative's split
         self.max_alts, self.alt_horizon = max_alts, alt_horizon
+        self._deferred: list[_Node] = []  # the tied candidates of an observation left unexplained (a board unread)
 
     # ---- public API --------------------------------------------------------------------------------------------
     def observe(self, obs: Observation) -> list[Event]:
@@ -309,7 +310,7 @@ class Tracker:
     def _observe(self, obs: Observation) -> list[Event]:
         items = [(k, r.value, r.confidence) for k, r in obs.readings.items()]
         self._last_items = {k: v for k, v, _ in items}
-        nodes = self._explain(self.state, items)
+        nodes = self._explain(self.state, items, self._deferred)
         best = min(nodes, key=_Node.key)
         events: list[Event] = []
         self.stats["observations"] += 1
@@ -326,7 +327,9 @@ class Tracker:
             distinct = self._visibly_different(best, ties)
             if distinct and best.moves and (obs.boards_unread or self._unread_matters(best, distinct, items)):
                 self.stats["deferred"] += 1
+                self._deferred = [best] + distinct[:3]  # the next look goes on from these too
                 return events  # wait for a fuller look before choosing
+            self._deferred = []
             events += self._clear_alerts(("IllegalMove", "TableOutOfSync"), "the table matches a legal position again")
             at = len(self.moves)
             if best.moves:
@@ -343,11 +346,15 @@ class Tracker:
             events += self._explain_failure(best, items)
         return events
 
-    def _explain(self, state: State, items) -> list[_Node]:
+    def _explain(self, state: State, items, starts: list[_Node] = ()) -> list[_Node]:
+        """Candidate explanations of ``items`` from ``state``; ``starts``: candidates of an earlier look that was
+        left unexplained (a board under a hand), searched on from where they stopped as well, so that two turns
+        seen at once need not be found from scratch."""
         root = self._node(state, (), items, 0)
         if root.cost == 0 and root.score_cost == 0:
             return [root]
-        return self._search(root, items)
+        roots = [root] + [self._node(d.state, d.moves, items, d.pref, edits=d.edits) for d in starts]
+        return self._search(roots, items)
 
     def _acceptable(self, node: _Node) -> bool:
         return node.cost < self.accept_cost and node.worst < self.alert_confidence
@@ -394,7 +401,7 @@ class Tracker:
         self.stats["alternatives"] += found
 
     def _forget(self) -> None:
-        self.alts, self._history = [], []
+        self.alts, self._history, self._deferred = [], [], []
 
     def _try_alternatives(self, items, committed: _Node | None) -> list[Event] | None:
         """Replay each kept alternative over the observations since its split and this one; when one explains
@@ -642,10 +649,10 @@ class Tracker:
         return [(k, v, c) for k, v, c in items if k in node.exp and not is_score_key(k) and node.exp[k] != v and c >= min_conf]
 
     # ---- the search ----------------------------------------------------------------------------------------------
-    def _search(self, root: _Node, items) -> list[_Node]:
-        frontier = [root]
-        seen = {self._sig(root): root.pref}  # signature -> the best preference rank that reached it
-        every = [root]
+    def _search(self, roots: list[_Node], items) -> list[_Node]:
+        frontier = list(roots)
+        seen = {self._sig(r): r.pref for r in roots}  # signature -> the best preference rank that reached it
+        every = list(roots)
         found_perfect = False
         rank = 0
         for depth in range(self.max_depth):
@@ -969,15 +976,24 @@ class Tracker:
         out = []
         colour = st.players[p].colour
         disk = f"tribe_disk:{colour}"
-        spaces = []
+        spaces, occupied = [], []
         for sid, space in self.ed.mask_spaces.items():
-            if st.mask_space_holder(sid) is not None:
-                continue
             rid = ceremony_region(sid)
             v = by_key.get(f"{MASK_BOARD}/{rid}", "absent")
             if v == "absent" or (isinstance(v, tuple) and disk in dict(v)):
-                spaces.append(space)
+                (spaces if st.mask_space_holder(sid) is None else occupied).append(space)
         uses = [((), None)] + self._use_sets(st, p, {"W-PRG-L3-5"})
+        if occupied:  # Occupied space (W-PRG-L1-6): a space already taken, the player's own included
+            for tile, edit in self._tiles_for(st, p, {"W-PRG-L1-6"}):
+                if edit is not None:
+                    continue  # a play with a renamed tile needs two edits
+                for source in ("deck", "discard"):
+                    for space in occupied:
+                        plan = self._label_hands(st, p, source, space.pattern)
+                        if plan is not None:
+                            card, cards, hands = plan
+                            out.append((M.MaskCeremony(source, card, space.id, cards, use=(tile,)), 2,
+                                        {"op": "hands", "hands": hands}))
         for source, pref in (("deck", 0), ("discard", 1)):
             pile = st.mask_deck if source == "deck" else st.mask_discard
             if not pile and not (source == "deck" and st.mask_discard):
