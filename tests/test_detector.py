@@ -209,3 +209,17 @@ def test_training_is_reproducible_from_its_seed(tmp_path):
         weights.append({t.name: numpy_helper.to_array(t) for t in model.graph.initializer})
     assert weights[0].keys() == weights[1].keys()
     assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+def test_input_scale_per_board_size():
+    """A card may read small boards finer than the map (``small_boards``); the committed card reads all at one scale."""
+    from vision.detect import Detector, input_scale
+
+    card = {"px_per_mm": 1.0, "small_boards": {"max_area_mm2": 160000, "px_per_mm": 2.0}}
+    assert input_scale(card, 700, 500) == 1.0  # the 4-player map
+    assert input_scale(card, 400, 300) == 2.0  # a village board
+    assert input_scale({"px_per_mm": 1.0}, 400, 300) == 1.0
+    det = Detector()
+    assert det.scale_for(400, 300) == det.scale_for(700, 500) == det.px_per_mm
+    view = np.zeros((300 * 2, 400 * 2, 3), np.uint8)
+    assert det.prepare(view, 2.0).shape[2:] == (304, 400)  # shrunk to the card's 1 px/mm, padded to a multiple of 8

@@ -324,11 +324,11 @@ def test_twenty_full_games(noisy):
     checked in ``follow`` (the tracker's log replays with validation)."""
     t = full_games(noisy)
     assert t["games"] == 20
-    # Targets not met yet (see docs/tracker.md, known limits): equal >= 19 and alerts <= 1. Until then this guards
-    # the figures measured with hypotheses across observations (perfect: 16 followed to the end, 10 equal; noisy:
-    # 11 and 5) against regressions.
-    assert t["followed"] >= (11 if noisy else 16), t
-    assert t["equal"] >= (5 if noisy else 10), t
+    assert t["alerts"] <= 1, t  # target met: at most 1 false alert in 20 legal games
+    # Not met yet (docs/tracker.md): equal >= 19. Until then this guards the figures measured (perfect: 20 followed
+    # to the end, 14 equal; noisy: 19 and 13) against regressions.
+    assert t["followed"] >= (19 if noisy else 20), t
+    assert t["equal"] >= (13 if noisy else 14), t
 
 
 def test_a_purchase_that_looked_like_another_tile_can_be_named_by_its_use():
@@ -371,3 +371,11 @@ def test_many_unsure_differences_still_name_what_differs():
     assert alerts[0].put_back if isinstance(alerts[0], IllegalMove) else alerts[0].differences
     text = alerts[0].message
     assert ": ." not in text and "canoe" in text.lower(), text
+
+
+def test_two_turns_seen_at_once_after_a_board_under_a_hand():
+    """Game 109, noisy looks: a village board under a hand leaves a look with several candidates; the next full
+    look shows two turns at once and is searched on from those candidates (it used to end in a false alert)."""
+    f = follow(2, 109, until_year=3, noise=0.3, drop=0.1, obs_seed=9)
+    print({k: v for k, v in f.items() if k != "timings"})
+    assert f["finished"] and f["alerts"] == 0
