@@ -52,6 +52,8 @@ from assistant.wendake.view import (
 
 SPEND = {"W-PRG-L1-10": (("leather", "fish"), 2), "W-PRG-L2-10": (("corn", "beans", "pumpkins"), 3),
          "W-PRG-L3-10": (RESOURCES, 5)}  # resources for points: which, and how many at most
+MAX_DEFERRED_LOOKS = 4  # looks in a row a choice waits for a board under a hand (``_observe``)
+STUBBORN_MAX = 2  # sure disagreements in places the moves do not touch that still let the moves in (``_stubborn``)
 SCORE_RULE = "W-SCR-6"  # where points come from: a score disk must show what the engine computed
 
 
@@ -296,6 +298,7 @@ class Tracker:
         self._history: list[list] = []  # reading items of the observations since the oldest alternative's split
         self.max_alts, self.alt_horizon = max_alts, alt_horizon
         self._deferred: list[_Node] = []  # the tied candidates of an observation left unexplained (a board unread)
+        self._deferred_looks = 0  # looks in a row left unexplained that way
 
     # ---- public API --------------------------------------------------------------------------------------------
     def observe(self, obs: Observation) -> list[Event]:
@@ -321,16 +324,23 @@ class Tracker:
             switched = self._try_alternatives(items, best if ok else None)
             if switched is not None:
                 return switched
-        if ok:
+        stubborn = [] if ok or not best.moves else self._stubborn(best, items)
+        if ok or stubborn:
             ties = [n for n in nodes if n.moves != best.moves and abs(n.cost - best.cost) < 1e-9
                     and abs(n.score_cost - best.score_cost) < 1e-9]
             distinct = self._visibly_different(best, ties)
-            if distinct and best.moves and (obs.boards_unread or self._unread_matters(best, distinct, items)):
+            waited = len(self._deferred) and self._deferred_looks >= (MAX_DEFERRED_LOOKS if obs.boards_unread else 1)
+            if distinct and best.moves and not waited and (obs.boards_unread or self._unread_matters(best, distinct, items)):
+                # wait for a fuller look before choosing: a board under a hand, or a place not read at all (a
+                # tile the reader cannot name) where the candidates differ; the latter once only, the place may
+                # never be read
                 self.stats["deferred"] += 1
                 self._deferred = [best] + distinct[:3]  # the next look goes on from these too
-                return events  # wait for a fuller look before choosing
-            self._deferred = []
-            events += self._clear_alerts(("IllegalMove", "TableOutOfSync"), "the table matches a legal position again")
+                self._deferred_looks += 1
+                return events
+            self._deferred, self._deferred_looks = [], 0
+            if not stubborn:
+                events += self._clear_alerts(("IllegalMove", "TableOutOfSync"), "the table matches a legal position again")
             at = len(self.moves)
             if best.moves:
                 events += self._accept(best)
@@ -339,12 +349,29 @@ class Tracker:
                     self.last_candidates = cands
                     events.append(self._alert(NeedsConfirmation(0, [self._candidate_json(i, n) for i, n in enumerate(cands)])))
             self._remember(items, at, best, nodes)
+            if stubborn:  # the moves are in; the places they did not touch that still disagree stay an alert
+                events += self._explain_failure(self._node(self.state, (), items, 0), items)
             if not obs.boards_unread:  # with a board unread the turn may be only half seen: its points too
                 events += self._check_scores(items)
         else:
             self._forget()  # every alternative was tried above and none explains the table
             events += self._explain_failure(best, items)
         return events
+
+    def _stubborn(self, best: _Node, items) -> list[tuple]:
+        """The sure readings that keep ``best`` from being accepted, when they are few (at most
+        ``STUBBORN_MAX``) and lie where ``best``'s moves change nothing (their expected value is the same before
+        and after): a piece put back wrong, or one the camera keeps misreading, earlier in the game. Then the moves
+        are accepted and those places stay an alert, instead of every later move waiting behind them. Empty when
+        that does not apply (the moves themselves disagree with the table, or the unsure rest is too much)."""
+        diffs = self._differing(best, items)
+        sure = [d for d in diffs if d[2] >= self.alert_confidence]
+        if not sure or len(sure) > STUBBORN_MAX or sum(c for _, _, c in diffs if c < self.alert_confidence) >= self.accept_cost:
+            return []
+        before = expected_readings(self.state)
+        if any(before.get(k) != best.exp.get(k) for k, _, _ in sure):
+            return []
+        return sure
 
     def _explain(self, state: State, items, starts: list[_Node] = ()) -> list[_Node]:
         """Candidate explanations of ``items`` from ``state``; ``starts``: candidates of an earlier look that was
@@ -401,7 +428,7 @@ class Tracker:
         self.stats["alternatives"] += found
 
     def _forget(self) -> None:
-        self.alts, self._history, self._deferred = [], [], []
+        self.alts, self._history, self._deferred, self._deferred_looks = [], [], [], 0
 
     def _try_alternatives(self, items, committed: _Node | None) -> list[Event] | None:
         """Replay each kept alternative over the observations since its split and this one; when one explains
@@ -1532,8 +1559,10 @@ class Tracker:
         topo = self.ed.map_for(s.n)
         for to, place, pa, target in targets:
             pool = list(sources) or fallback
+            if place == "guard":  # a guard that appeared in a territory came from another one
+                pool = [x for x in pool if x != to]
             if not pool:
-                break
+                continue
             frm = next((x for x in pool if to in topo.neighbours[x] or x == to), pool[0])
             if frm in sources:
                 sources.remove(frm)
