@@ -18,11 +18,14 @@ How an observation is explained (see docs/tracker.md):
    uses. Hidden things (mask cards, turtle values, which of two look-alike progress tiles was bought) stay
    unknown (``conceal``) and are named only when a move needs them, by hidden-information edits
    (``apply_edit``) stored with the moves; ``assistant.movelog`` says what a camera can tell of a move.
-3. The best node (lowest cost, then score cost, then fewest moves) is accepted when its cost is below
+3. The best node (lowest cost + score cost, then cost, then fewest moves) is accepted when its cost is below
    ``accept_cost`` and no disagreeing reading is confident (``alert_confidence``): one low-confidence wrong
    reading does not raise an alert. A mid-turn observation is accepted as partial progress. When the best
    candidates differ in what the table would show and some boards were not read, the tracker waits for a later
-   observation; when all were read, it accepts the best and emits ``NeedsConfirmation``.
+   observation (at most ``MAX_DEFERRED_LOOKS`` looks; once for places that are never read), and that look
+   searches on from the waiting candidates; otherwise it accepts the best and emits ``NeedsConfirmation``. A few
+   sure disagreements in places the best moves do not touch (``_stubborn``: a piece put back wrong, a place the
+   camera keeps misreading) do not hold the moves back: they are accepted and those places stay an alert.
 4. Nothing explains it: the difference is turned into the move it looks like (a new action marker ->
    ``Activate``, pieces that left one territory and appeared in another -> ``Move``) and ``rules.check`` names the
    rule broken (``IllegalMove``), else ``TableOutOfSync`` lists what differs. The alert stays until the table

@@ -223,3 +223,26 @@ def test_input_scale_per_board_size():
     assert det.scale_for(400, 300) == det.scale_for(700, 500) == det.px_per_mm
     view = np.zeros((300 * 2, 400 * 2, 3), np.uint8)
     assert det.prepare(view, 2.0).shape[2:] == (304, 400)  # shrunk to the card's 1 px/mm, padded to a multiple of 8
+
+
+def test_a_class_that_cannot_lie_in_its_region_takes_the_likeliest_that_can():
+    """calibration/pieces/wendake.json: a tile slot holds action markers (and the Sacred Fire token), a lake holds
+    canoes. A "standing warrior" on a tile slot is the action marker the detector scored second."""
+    from calibration.layout import load_builtin
+    from vision.assign import RegionIndex, fit_classes, region_pieces
+
+    classes = ["warrior_standing", "action_marker", "canoe", "fire_token"]
+    allowed = region_pieces("wendake")
+    assert allowed["tile_slot"] == {"action_marker", "fire_token"} and allowed["lake"] == {"canoe"}
+    village = RegionIndex(load_builtin("wendake-village-1"))
+    x, y = village.centres["slot.4"]
+    warrior = Piece("warrior_standing", "red", None, x, y, 10, 10, 0.7, (0.7, 0.4, 0.0, 0.1))
+    fitted = fit_classes([warrior], village.region_of, village.kind, allowed, classes)
+    assert fitted[0].cls == "action_marker" and fitted[0].score == 0.4 and fitted[0].colour == "red"
+    board = RegionIndex(load_builtin("wendake-map-2p"))
+    lx, ly = board.centres["L1"]
+    canoe = Piece("canoe", "blue", None, lx, ly, 10, 10, 0.9, (0.0, 0.1, 0.9, 0.0))
+    assert fit_classes([canoe], board.region_of, board.kind, allowed, classes)[0] == canoe  # a canoe may lie on a lake
+    warrior_on_lake = Piece("warrior_standing", "blue", None, lx, ly, 10, 10, 0.6, (0.6, 0.0, 0.3, 0.0))
+    assert fit_classes([warrior_on_lake], board.region_of, board.kind, allowed, classes)[0].cls == "canoe"
+    assert fit_classes([warrior], village.region_of, village.kind, {}, classes)[0] == warrior  # a game without data

@@ -26,7 +26,7 @@ from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.generate import play_random_game
 from assistant.wendake.setup import new_game
-from assistant.wendake.view import expected_readings, village_board
+from assistant.wendake.view import expected_readings, map_board, village_board
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 ALERTS = (IllegalMove, TableOutOfSync, ScoreMismatch)
@@ -379,3 +379,25 @@ def test_two_turns_seen_at_once_after_a_board_under_a_hand():
     f = follow(2, 109, until_year=3, noise=0.3, drop=0.1, obs_seed=9)
     print({k: v for k, v in f.items() if k != "timings"})
     assert f["finished"] and f["alerts"] == 0
+
+
+def test_moves_go_on_past_a_place_the_camera_keeps_misreading():
+    """One lake keeps reading a canoe that is not there (sure, 0.8): the turns that follow are still recognised;
+    the lake stays one alert (not one per look) until it reads right again."""
+    states, moves = record(2, 5)
+    ends = [i for i, m in enumerate(moves) if isinstance(m, (M.EndTurn, M.Restore))][:3]
+    tracker = Tracker(conceal(new_game(NAMES[:2], seed=5)))
+    lake = f"{map_board(2)}/L1"
+    alerts, recognised = [], 0
+    for n, i in enumerate(ends):
+        obs = observation(states[i + 1], i)
+        if n < 2:
+            obs.readings[lake] = Reading((("canoe:black", 1),), 0.8)
+        events = tracker.observe(obs)
+        recognised += sum(isinstance(e, MoveRecognized) for e in events)
+        alerts += [e for e in events if isinstance(e, (TableOutOfSync, IllegalMove))]
+        if n < 2:
+            assert expected_readings(tracker.state) == expected_readings(states[i + 1])  # the turn is in
+    assert recognised >= 3
+    assert len(alerts) == 1 and "L1" in alerts[0].message
+    assert not tracker.alerts  # the lake reads right again: cleared

@@ -2,7 +2,8 @@
 
 Owns: point → region lookup on a layout (a piece near the centre of a ``productive_area`` occupies it — occupants
 stand in the middle of their area; anything else belongs to the smallest other region holding it: a territory,
-lake, tile slot, Long House, score space, ...), and ``decisions``: one value per region — a productive area's
+lake, tile slot, Long House, score space, ...), ``fit_classes`` (a detection's class chosen among the classes
+its region's kind can hold: ``calibration/pieces/<game>.json``), and ``decisions``: one value per region — a productive area's
 occupant (class, colour, side) or None, any other region's sorted counts of (class, colour, side) among the pieces
 in it. Game-neutral: it reads region kinds and parents from the layout JSON, not Wendake names. numpy + OpenCV only.
 """
@@ -10,6 +11,7 @@ in it. Game-neutral: it reads region kinds and parents from the layout JSON, not
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
@@ -28,6 +30,7 @@ class RegionIndex:
         self.counted = [(r["id"], np.asarray(r["polygon"], np.float32)) for r in others]
         self.occupied_ids = {rid for rid, _ in self.occupied}
         self.parent = {r["id"]: r.get("parent") for r in layout["regions"]}
+        self.kind = {r["id"]: r.get("kind") for r in layout["regions"]}
         self.centres = {r["id"]: tuple(np.asarray(r["polygon"], float).mean(axis=0)) for r in layout["regions"]}
 
     @staticmethod
@@ -113,6 +116,39 @@ def label_decisions(index: RegionIndex, labels: list[dict], px_per_mm: float) ->
     under = covered_labels(labels, px_per_mm)
     return decisions(index, [(lab.get("region"), lab["class"], lab["colour"], lab.get("side"), 1.0)
                              for i, lab in enumerate(labels) if i not in under])
+
+
+PIECES_DIR = Path(__file__).resolve().parent.parent / "calibration" / "pieces"
+
+
+def region_pieces(game: str | None) -> dict[str, frozenset[str]]:
+    """{region kind: the piece classes a region of that kind can hold} for a game (``calibration/pieces/<game>.json``,
+    data with its provenance); {} for a game without such a file."""
+    import json
+
+    path = PIECES_DIR / f"{game}.json"
+    if not game or not path.is_file():
+        return {}
+    return {k: frozenset(v) for k, v in json.loads(path.read_text(encoding="utf-8"))["kinds"].items()}
+
+
+def fit_classes(detections, region_of, kind_of: dict, allowed: dict, classes: list[str]) -> list:
+    """Detections whose class cannot lie in the region they stand in (a "standing warrior" on a tile slot, a
+    "canoe" among a Home's guards) take the likeliest class that can, from their ``class_scores``; their score
+    becomes that class's, so an unlikely fit ends as a near miss. Detections elsewhere are unchanged."""
+    from dataclasses import replace
+
+    if not allowed:
+        return list(detections)
+    out = []
+    for p in detections:
+        ok = allowed.get(kind_of.get(region_of(p.x_mm, p.y_mm)))
+        if ok and p.cls not in ok and p.class_scores:
+            k = max((i for i, c in enumerate(classes) if c in ok), key=lambda i: p.class_scores[i], default=None)
+            if k is not None:
+                p = replace(p, cls=classes[k], score=float(p.class_scores[k]))
+        out.append(p)
+    return out
 
 
 def covered(index: RegionIndex, region_ids) -> set[str]:

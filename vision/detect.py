@@ -36,6 +36,7 @@ class Piece:
     w_mm: float
     h_mm: float
     score: float
+    class_scores: tuple[float, ...] | None = None  # every class's heatmap value at the peak (card order)
 
     def as_dict(self) -> dict:
         return {"class": self.cls, "colour": self.colour, "side": self.side, "xy_mm": [round(self.x_mm, 2), round(self.y_mm, 2)],
@@ -122,7 +123,8 @@ def decode(heat: np.ndarray, reg: np.ndarray, colour: np.ndarray, side: np.ndarr
     for k in keep:
         y, x = ys[k], xs[k]
         out.append(Piece(card["classes"][int(cls[y, x])], colours[int(np.argmax(colour[:, y, x]))], sides[int(np.argmax(side[:, y, x]))],
-                         float(xy[k, 0]), float(xy[k, 1]), float(np.exp(reg[2, y, x])), float(np.exp(reg[3, y, x])), float(sc[k])))
+                         float(xy[k, 0]), float(xy[k, 1]), float(np.exp(reg[2, y, x])), float(np.exp(reg[3, y, x])), float(sc[k]),
+                         tuple(float(v) for v in heat[:, y, x])))
     return out
 
 

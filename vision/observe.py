@@ -19,7 +19,9 @@ Per frame:
    Regions partly outside the picture are not read at all (an absent key is "not read", never "empty"). Tile
    slots also get ``"#tile"`` readings from ``vision.tiles.read_tiles`` when that module is installed.
 
-Two corrections between the detector and the regions (``read_board``): a standing warrior found twice (its base
+Three corrections between the detector and the regions (``read_board``): a piece whose class cannot lie in its
+region takes the likeliest class that can (``vision.assign.fit_classes``: a standing warrior on a tile slot is an
+action marker); a standing warrior found twice (its base
 and, off-centre, its head a few mm away) is one piece (``merge_tall_duplicates``); a piece lying grey side up shows
 no colour, so on a board whose coloured pieces are all one player's (a village board) it takes that colour
 (``colour_grey_pieces``), with its region's confidence capped at ``OWNER_CONFIDENCE``.
@@ -43,6 +45,7 @@ import numpy as np
 from assistant.errors import UserError
 from assistant.observation import Observation, Reading, piece_key, pieces, reading_key
 from vision import settle as S
+from vision.assign import fit_classes, region_pieces
 
 OCCUPIED_KINDS = ("productive_area",)
 SKIP_KINDS = ("colour_spot",)  # calibration spots are not game regions
@@ -73,6 +76,7 @@ class RegionReader:
         self.region_ids = [r["id"] for r in regs]
         self.polygons = {r["id"]: np.asarray(r["polygon"], np.float64) for r in regs}
         self.tile_slots = [r["id"] for r in regs if r.get("kind") == "tile_slot"]
+        self.allowed = region_pieces(layout.get("game"))  # region kind -> the piece classes it can hold
 
     def region_of(self, x: float, y: float) -> str | None:
         return self.index.region_of(x, y)
@@ -334,10 +338,11 @@ class Observer:
         t0 = time.perf_counter()
         view = rectify(image, H, lay, r)
         t1 = time.perf_counter()
+        reader = self.readers[name]
         dets = self.detector.detect(view, r, threshold=self.low_threshold)
+        dets = fit_classes(dets, reader.region_of, reader.index.kind, reader.allowed, self.detector.card["classes"])
         dets, _ = colour_grey_pieces(merge_tall_duplicates(dets), self.threshold)
         t2 = time.perf_counter()
-        reader = self.readers[name]
         visible = reader.visible_regions(H, (image.shape[1], image.shape[0]))
         out = reader.readings(dets, self.threshold, visible, self._quality(loc))
         if self.read_tiles is not None and reader.tile_slots and r >= TILE_MIN_PX_PER_MM:

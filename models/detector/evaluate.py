@@ -113,13 +113,17 @@ def region_kind(board: str, rid: str, idx) -> str:
     return f"{family} {kind}"
 
 
-def read_pieces(det, view, r: float) -> list:
-    """The pieces the live pipeline reads on a view: the detector's, with a standing warrior seen twice merged and
-    grey-side pieces on a one-player board given its owner's colour (``vision.observe``'s corrections)."""
+def read_pieces(det, view, r: float, index) -> list:
+    """The pieces the live pipeline reads on a view (``index``: its board's ``vision.assign.RegionIndex``): the
+    detector's, each with a class its region can hold, a standing warrior seen twice merged and grey-side pieces on
+    a one-player board given its owner's colour (``vision.observe``'s corrections)."""
+    from vision.assign import fit_classes, region_pieces
     from vision.observe import colour_grey_pieces, merge_tall_duplicates
 
     thr = float(det.card.get("threshold", 0.3))
-    return colour_grey_pieces(merge_tall_duplicates(det.detect(view, r, threshold=thr)), thr)[0]
+    dets = fit_classes(det.detect(view, r, threshold=thr), index.region_of, index.kind, region_pieces(index.layout.get("game")),
+                       det.card["classes"])
+    return colour_grey_pieces(merge_tall_duplicates([p for p in dets if p.score >= thr]), thr)[0]
 
 
 def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bool = True) -> int:
@@ -172,8 +176,11 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
         """(wrong decisions, whether the board was free of hands and occluders) for one board view."""
         nonlocal reg_ok, reg_n, piece_ok, piece_n
         wrong_tiles = 0
+        if rect["board"] not in indexes:
+            indexes[rect["board"]] = RegionIndex(load_builtin(rect["board"]))
+        idx = indexes[rect["board"]]
         t1 = time.perf_counter()
-        pieces = read_pieces(det, view, r)
+        pieces = read_pieces(det, view, r, idx)
         net_ms.append(1000 * (time.perf_counter() - t1))
         gts = gt_from_rect(rect)
         for g in gts:  # hidden by an added occluder
@@ -181,9 +188,6 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
             if 0 <= v < mask.shape[0] and 0 <= u < mask.shape[1] and mask[v, u]:
                 g["ignore"] = True
         tally.add(preds_from_pieces(pieces), gts)
-        if rect["board"] not in indexes:
-            indexes[rect["board"]] = RegionIndex(load_builtin(rect["board"]))
-        idx = indexes[rect["board"]]
         hidden = set(hand_regions)
         for rid, (x, y) in idx.centres.items():
             u, v = int(round(x * r - 0.5)), int(round(y * r - 0.5))
