@@ -13,6 +13,7 @@ import threading
 
 import pytest
 
+from assistant.errors import UserError
 from web import adapter, hub as hubmod, security
 from web.app import create_app
 from web.chart import score_chart
@@ -525,6 +526,23 @@ def test_first_start_sets_a_pin(tmp_path):
     assert security.PinStore(tmp_path / "pin.json").verify(pin)
     with pytest.raises(Exception, match="different PIN"):
         ensure_pin(tmp_path / "pin.json", pin="11112222")
+
+
+def test_first_start_says_so_when_the_input_ends_before_the_pin(tmp_path, monkeypatch):
+    from web import server
+
+    answers = iter(["4826"])
+
+    def typed(prompt=""):
+        try:
+            return next(answers)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr(server.getpass, "getpass", typed)
+    with pytest.raises(UserError, match="input ended before a PIN was set"):
+        server.ensure_pin(tmp_path / "pin.json", interactive=True, out=io.StringIO())
+    assert not security.PinStore(tmp_path / "pin.json").is_set
 
 
 def test_app_refuses_to_start_without_a_pin(tmp_path):

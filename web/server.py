@@ -67,17 +67,21 @@ def ensure_pin(pin_file: str | Path, pin: str | None = None, interactive: bool |
     interactive = sys.stdin.isatty() if interactive is None else interactive
     if interactive:
         print("First start: choose a PIN (4-12 digits). Players need it to correct moves, set up games and save layouts.", file=out)
-        for _ in range(3):
-            first = getpass.getpass("PIN: ")
-            try:
-                check_pin_format(first)
-            except UserError as exc:
-                print(exc, file=out)
-                continue
-            if getpass.getpass("PIN again: ") == first:
-                store.set_pin(first)
-                return
-            print("The two PINs differ; try again.", file=out)
+        try:
+            for _ in range(3):
+                first = getpass.getpass("PIN: ")
+                try:
+                    check_pin_format(first)
+                except UserError as exc:
+                    print(exc, file=out)
+                    continue
+                if getpass.getpass("PIN again: ") == first:
+                    store.set_pin(first)
+                    return
+                print("The two PINs differ; try again.", file=out)
+        except EOFError:  # the terminal's input ended (closed, or nothing typed into a pipe)
+            raise UserError("the input ended before a PIN was set. Start again in a terminal and type the PIN twice "
+                            "(started without a terminal, Tablewatch makes a PIN and prints it).") from None
         raise UserError("no PIN was set. Start again and type the same 4-12 digit PIN twice.")
     made = f"{secrets.randbelow(10**6):06d}"
     store.set_pin(made)
