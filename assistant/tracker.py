@@ -529,17 +529,15 @@ class Tracker:
             tile = self.ed.progress.get(buy.tile)
             if tile is None:
                 return
-            options = rules.purchase_track_options(tracks, tile.category, tile.economic, self.ed.cap)
-            chosen = buy.track or options[0]
+            before = dict(tracks)
+            chosen = rules.score_purchase(tracks, tile, buy.track, self.ed.cap)
             alike = set()
             for z in rows.get(tile.level, ()):
                 other = self.ed.progress[z]
                 if z != buy.tile and (other.economic, other.points) == (tile.economic, tile.points) \
-                        and chosen in rules.purchase_track_options(tracks, other.category, other.economic, self.ed.cap):
+                        and chosen in rules.purchase_track_options(before, other.category, other.economic, self.ed.cap):
                     alike.add(z)
             self.lookalikes[(p, buy.tile)] = frozenset(alike)
-            tracks["economic"] = min(self.ed.cap, tracks["economic"] + tile.economic)
-            tracks[chosen] = min(self.ed.cap, tracks[chosen] + tile.points)
 
     def truncate(self, k: int) -> list:
         """Drop the last ``k`` moves (and their edits); returns them. The caller rebuilds."""

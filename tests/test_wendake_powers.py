@@ -254,14 +254,22 @@ def test_L1_6_occupied_space_can_be_used():
     assert s.players[RINGO].mask_space == "S1" and s.players[RINGO].tracks["mask"] == 2 and top in s.players[RINGO].hand
 
 
-def test_L2_5_recall_all_played_cards_before_the_ceremony():
+def _recall_ready(options=None):
+    """Ringo owns Recall (W-PRG-L2-5), has played two eagle cards this year, holds none, and is at a Mask action."""
     s = two()
+    if options is not None:
+        s.options = options
     t = own(s, RINGO, "W-PRG-L2-5")
     a, b = cards_of("eagle", 2)
     hide(s, [a, b])
     s.players[RINGO].hand = []
     s.players[RINGO].played = [a, b]
     open_action(s, RINGO, "mask")
+    return s, t, a, b
+
+
+def test_L2_5_recall_all_played_cards_before_the_ceremony():
+    s, t, a, b = _recall_ready()
     play(s, M.MaskCeremony("deck", space="S1", cards=(a, b), use=(t,)))
     assert s.players[RINGO].tracks["mask"] == 2 and s.players[RINGO].played == [a, b]
 
@@ -422,14 +430,7 @@ def test_options_in_force_list_every_section_20_reading_with_its_default():
 
 
 def test_recall_one_card_option():
-    s = two()
-    s.options = Options(recall_one_card=True)
-    t = own(s, RINGO, "W-PRG-L2-5")
-    a, b = cards_of("eagle", 2)
-    hide(s, [a, b])
-    s.players[RINGO].hand = []
-    s.players[RINGO].played = [a, b]
-    open_action(s, RINGO, "mask")
+    s, t, a, b = _recall_ready(Options(recall_one_card=True))
     assert "W-ACT-9.1" in rules_of(rules.check(s, M.MaskCeremony("deck", space="S1", cards=(a, b), use=(t,), recall=a)))
     play(s, M.MaskCeremony("deck", use=(t,), recall=a))
     assert a in s.players[RINGO].hand and s.players[RINGO].played == [b]

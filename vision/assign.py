@@ -11,6 +11,7 @@ in it. Game-neutral: it reads region kinds and parents from the layout JSON, not
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -121,9 +122,10 @@ def label_decisions(index: RegionIndex, labels: list[dict], px_per_mm: float) ->
 PIECES_DIR = Path(__file__).resolve().parent.parent / "calibration" / "pieces"
 
 
+@lru_cache(maxsize=None)
 def region_pieces(game: str | None) -> dict[str, frozenset[str]]:
     """{region kind: the piece classes a region of that kind can hold} for a game (``calibration/pieces/<game>.json``,
-    data with its provenance); {} for a game without such a file."""
+    data with its provenance, read once); {} for a game without such a file. Callers must not change it."""
     import json
 
     path = PIECES_DIR / f"{game}.json"

@@ -140,18 +140,11 @@ class _View:
         """A native goes back to its owner's Home: a warrior as a guard, a woman or hunter onto its stack
         (Cayuga W-TRB-1, Mohawk W-TRB-3, the Ghost W-SOLO-7)."""
         home_id = self.state.players[owner].home
-        home = self.territory(home_id)
-        if native == "warrior":
-            home.guards[owner] += 1
-            if black:
-                self.set_mohawk(owner, "guard", home_id)
-            return
-        for pa in home.pas:
-            if pa.owner == owner and PA_NATIVE[pa.kind] == native:
-                pa.native = native
-                pa.count += 1
-                return
-        self.long_house(owner)[native] += 1  # no stack of that kind at Home (cannot happen on the bundled maps)
+        placed = _add_at_home(self.territory(home_id), owner, native)
+        if native == "warrior" and black:
+            self.set_mohawk(owner, "guard", home_id)
+        if not placed:
+            self.long_house(owner)[native] += 1  # no stack of that kind at Home (cannot happen on the bundled maps)
 
 
 def _resolve_steps(view: _View, p: int, steps, budget: int, v: list, ed: Edition) -> None:
@@ -728,6 +721,16 @@ def purchase_track_options(tracks: dict, category: str, economic_gain: int, cap:
     return [t for t in TRACKS if after[t] == target]
 
 
+def score_purchase(tracks: dict, tile, track: str | None, cap: int, options: list[str] | None = None) -> str:
+    """W-PRG-2 on a tracks dict: the tile's Economic points, then its points on ``track`` (or the first track its
+    category allows); returns the track that got them. ``options``: ``purchase_track_options`` when known."""
+    options = options or purchase_track_options(tracks, tile.category, tile.economic, cap)
+    tracks["economic"] = min(cap, tracks["economic"] + tile.economic)
+    chosen = track or options[0]
+    tracks[chosen] = min(cap, tracks[chosen] + tile.points)
+    return chosen
+
+
 def smallpox_draws(state, p, move, ed) -> bool:
     """W-ACT-10b: whether this Trade reveals a smallpox card (any exchange, unless Extra exchange waives it)."""
     if not move.exchanges:
@@ -834,9 +837,7 @@ def _check_trade(state, p, move, pending, v, ed):
             v.append(Violation("W-PRG-2", f"{tile.name}'s {tile.points} point(s) go on {' or '.join(options)}, not {buy.track}."))
         elif buy.track is None and len(options) > 1:
             v.append(Violation("W-PRG-2", f"your {tile.category} tracks are tied ({', '.join(options)}); choose one with track=."))
-        tracks["economic"] = min(ed.cap, tracks["economic"] + tile.economic)
-        chosen = buy.track or options[0]
-        tracks[chosen] = min(ed.cap, tracks[chosen] + tile.points)
+        score_purchase(tracks, tile, buy.track, ed.cap, options)
     if move.points:
         if len(set(move.points)) != len(move.points) or any(r not in RESOURCES for r in move.points):
             v.append(Violation("W-ACT-10d", "Economic points are bought with resources all of different types (at most 5); beavers never count."))
@@ -895,18 +896,24 @@ def _return_home(state: State, p: int, kind: str) -> None:
     """A native comes back from the Long House to Home (W-ACT-12 a, W-PRG-L3-4). Mohawk's black warrior, if it
     is there, comes back first (engine reading: the player would choose it)."""
     player = state.players[p]
-    home = state.territories[player.home]
     player.long_house[kind] -= 1
-    if kind == "warrior":
-        home.guards[p] += 1
-        if player.mohawk is not None and player.mohawk["at"] == "long_house":
-            player.mohawk = {"at": "guard", "territory": player.home, "pa": None}
-        return
+    _add_at_home(state.territories[player.home], p, kind)
+    if kind == "warrior" and player.mohawk is not None and player.mohawk["at"] == "long_house":
+        player.mohawk = {"at": "guard", "territory": player.home, "pa": None}
+
+
+def _add_at_home(home, owner: int, native: str) -> bool:
+    """One native of ``owner`` into its Home territory: a warrior as a guard, a woman or hunter onto the matching
+    stack. False when there is no such stack (nothing placed)."""
+    if native == "warrior":
+        home.guards[owner] += 1
+        return True
     for pa in home.pas:
-        if pa.owner == p and PA_NATIVE[pa.kind] == kind:
-            pa.native = kind
+        if pa.owner == owner and PA_NATIVE[pa.kind] == native:
+            pa.native = native
             pa.count += 1
-            return
+            return True
+    return False
 
 
 CHECKERS = {"canoe": _check_canoe, "move": _check_move, "harvest": _check_nothing, "hunt": _check_nothing,
