@@ -57,6 +57,8 @@ SPEND = {"W-PRG-L1-10": (("leather", "fish"), 2), "W-PRG-L2-10": (("corn", "bean
          "W-PRG-L3-10": (RESOURCES, 5)}  # resources for points: which, and how many at most
 MAX_DEFERRED_LOOKS = 4  # looks in a row a choice waits for a board under a hand (``_observe``)
 STUBBORN_MAX = 2  # sure disagreements in places the moves do not touch that still let the moves in (``_stubborn``)
+BACKTRACK_LOOKS = 2  # accepted looks an unexplained look may re-read (``_try_backtrack``)
+KNOWN_WEIGHT = 0.1  # what a known misreading costs, per unit of confidence (``_node``, ``_learn_misreadings``)
 SCORE_RULE = "W-SCR-6"  # where points come from: a score disk must show what the engine computed
 
 
@@ -175,7 +177,10 @@ def apply_edit(state: State, edit: dict, ed=None) -> None:
     * ``{"op": "swap_progress", "player": p, "give": Y, "take": X, "holder": "row" | q, "flag": f | None}``: p
       owned X, not its twin Y (same level and category: the purchase looked the same), X was in the progress
       row or q's; an Alliance tile comes with its flag ``f`` (q's goes back to the supply);
-    * ``{"op": "flag", "player": p, "flag": f}``: p's Alliance flag was ``f``, not the one assumed.
+    * ``{"op": "flag", "player": p, "flag": f}``: p's Alliance flag was ``f``, not the one assumed;
+    * ``{"op": "swap_tiles", "player": p, "a": i, "b": j}``: the tiles in p's grid slots i and j (row 0, both
+      without this year's marker) are the other way round: a Restore's new row whose faces were not read was
+      laid out in a guessed order (W-RES-4), and the actions of a tile activated there name it.
     """
     ed = ed or load_edition()
     op = edit.get("op")
@@ -212,6 +217,13 @@ def apply_edit(state: State, edit: dict, ed=None) -> None:
             state.flag_supply.append(p.flag)
             p.flag = None
         _take_flag(state, p, edit["flag"])
+    elif op == "swap_tiles":
+        p = state.players[edit["player"]]
+        a, b = int(edit["a"]), int(edit["b"])
+        if not (0 <= a < 3 and 0 <= b < 3) or a == b or p.grid[a] is None or p.grid[b] is None \
+                or a in p.markers or b in p.markers:
+            raise ValueError("a tile swap takes two tiles of row 0 that hold no marker this year")
+        p.grid[a], p.grid[b] = p.grid[b], p.grid[a]
     else:
         raise ValueError(f"unknown edit {op!r}")
 
@@ -234,6 +246,12 @@ class _Node:
     worst: float  # the highest confidence among disagreeing non-score readings
     pref: int  # policy rank among moves that look alike (lower is preferred)
     edits: tuple = ()  # (index into moves, edit dict): hidden-information edits made before that move
+    known: float = 0.0  # the part of ``cost`` that known misreadings make (``Tracker._known``)
+
+    @property
+    def exact(self) -> bool:
+        """Every reading agrees, known misreadings aside: no longer sequence can explain more."""
+        return round(self.cost - self.known, 9) <= 0 and self.score_cost == 0
 
     def key(self):
         # printed actions still open count as given up: players nearly always do every action, even one whose
@@ -302,6 +320,11 @@ class Tracker:
         self.max_alts, self.alt_horizon = max_alts, alt_horizon
         self._deferred: list[_Node] = []  # the tied candidates of an observation left unexplained (a board unread)
         self._deferred_looks = 0  # looks in a row left unexplained that way
+        # known misreadings: reading key -> how the camera's reading differed from the accepted state there
+        # (``reading_error``) when an unsure disagreement was tolerated; the same error again is old news
+        self.misreadings: dict[str, object] = {}
+        self._score_seen = None  # the score readings that disagreed at the last look explained (``_score_sig``)
+        self._looks: list[tuple[int, list]] = []  # (moves before, reading items) of the last looks that added moves
 
     # ---- public API --------------------------------------------------------------------------------------------
     def observe(self, obs: Observation) -> list[Event]:
@@ -323,10 +346,14 @@ class Tracker:
         ok = self._acceptable(best)
         if self.alts and (not ok or best.score_cost > 0):
             # the committed line cannot explain the table (or its score disks): a line kept alive since an
-            # earlier observation may (a score value hidden under another disk then, visible now)
-            switched = self._try_alternatives(items, best if ok else None)
-            if switched is not None:
-                return switched
+            # earlier observation may (a score value hidden under another disk then, visible now); not again
+            # while the score disks disagree as they did at the last look
+            sig = self._score_sig(best, items) if ok else None
+            if sig is None or sig != self._score_seen:
+                switched = self._try_alternatives(items, best if ok else None)
+                if switched is not None:
+                    return switched
+        self._score_seen = self._score_sig(best, items) if ok else None
         stubborn = [] if ok or not best.moves else self._stubborn(best, items)
         if ok or stubborn:
             ties = [n for n in nodes if n.moves != best.moves and abs(n.cost - best.cost) < 1e-9
@@ -352,12 +379,18 @@ class Tracker:
                     self.last_candidates = cands
                     events.append(self._alert(NeedsConfirmation(0, [self._candidate_json(i, n) for i, n in enumerate(cands)])))
             self._remember(items, at, best, nodes)
+            self._learn_misreadings(best, items)
+            if len(self.moves) > at:
+                self._looks = (self._looks + [(at, items)])[-BACKTRACK_LOOKS:]
             if stubborn:  # the moves are in; the places they did not touch that still disagree stay an alert
                 events += self._explain_failure(self._node(self.state, (), items, 0), items)
             if not obs.boards_unread:  # with a board unread the turn may be only half seen: its points too
                 events += self._check_scores(items)
         else:
             self._forget()  # every alternative was tried above and none explains the table
+            switched = self._try_backtrack(items)
+            if switched is not None:
+                return switched
             events += self._explain_failure(best, items)
         return events
 
@@ -381,7 +414,7 @@ class Tracker:
         left unexplained (a board under a hand), searched on from where they stopped as well, so that two turns
         seen at once need not be found from scratch."""
         root = self._node(state, (), items, 0)
-        if root.cost == 0 and root.score_cost == 0:
+        if root.exact:
             return [root]
         roots = [root] + [self._node(d.state, d.moves, items, d.pref, edits=d.edits) for d in starts]
         return self._search(roots, items)
@@ -457,7 +490,12 @@ class Tracker:
         if not found:
             return None
         _, alt, moves, edits = min(found, key=lambda x: x[0])
-        removed = self.moves[alt.at:]
+        return self._switch(alt.at, moves, edits, items)
+
+    def _switch(self, at: int, moves: list, edits: list[dict], items) -> list[Event]:
+        """Replace the committed moves from ``at`` on by ``moves`` (a ``Correction("switch")``: the log stays
+        append-only and a resumed game replays the switch)."""
+        removed = self.moves[at:]
         self._relog(len(removed), moves, edits)
         self._rebuild()
         self._forget()
@@ -470,6 +508,45 @@ class Tracker:
         events += self._clear_alerts(("IllegalMove", "TableOutOfSync", "ScoreMismatch", "NeedsConfirmation"),
                                      "an earlier turn was re-read")
         return events + self._check_scores(items)
+
+    def _try_backtrack(self, items) -> list[Event] | None:
+        """A look nothing explains may show that an earlier look was explained wrongly: a marker the camera
+        missed made another move look better (a turn-order reservation instead of an action). Search again from
+        before each of the last ``BACKTRACK_LOOKS`` looks that added moves; a line that explains this look and,
+        through its own intermediate positions, every look since replaces the committed moves (``_switch``)."""
+        for back in range(1, len(self._looks) + 1):
+            at = self._looks[-back][0]
+            base = self.replay(at)
+            nodes = self._explain(base, items)
+            best = min(nodes, key=_Node.key)
+            if not best.moves or not self._acceptable(best) or list(best.moves) == self.moves[at:]:
+                continue
+            if self._explains_looks(base, best, [it for _, it in self._looks[-back:]]):
+                self.stats["backtracks"] += 1
+                edits = [{"at": i, "edit": e} for i, e in best.edits]
+                return self._switch(at, list(best.moves), edits, items)
+        return None
+
+    def _explains_looks(self, base: State, node: _Node, looks: list) -> bool:
+        """Whether the positions ``node``'s moves pass through from ``base`` explain each of ``looks`` in order
+        (each by a position no earlier than the one before), as they were accepted: within the noise allowed."""
+        by_at: dict[int, list[dict]] = {}
+        for at, e in node.edits:
+            by_at.setdefault(at, []).append(e)
+        states = [base.copy()]
+        for k, m in enumerate(node.moves):
+            nxt = states[-1].copy()
+            for e in by_at.get(k, ()):
+                apply_edit(nxt, e, self.ed)
+            rules.apply(nxt, m, self.ed, validate=False)
+            states.append(nxt)
+        i = 0
+        for items in looks:
+            while i < len(states) and not self._acceptable(self._node(states[i], (), items, 0)):
+                i += 1
+            if i == len(states):
+                return False
+        return True
 
     def _relog(self, k: int, moves: list, edits=()) -> None:
         """The move log only (no state): take back the last ``k`` moves (whole groups) and add ``moves`` as one
@@ -576,6 +653,7 @@ class Tracker:
             played.append(m)
         self.apply_moves(played, edits)
         self._forget()
+        self._looks = []  # moves entered by hand are never re-read
         ev: list[Event] = [Correction("correct", [], [M.move_to_json(m) for m in played],
                                       f"{len(played)} move(s) entered by hand", edits)]
         return ev + self._clear_alerts(None, "corrected by hand")
@@ -636,7 +714,10 @@ class Tracker:
         return ev + self._clear_alerts(("NeedsConfirmation",), "confirmed")
 
     def _rebuild(self) -> None:
+        """The state again from the move log, after the log changed (undo, confirm, switch); looks explained
+        on the old log are no longer re-read (``_try_backtrack``)."""
         self.lookalikes = {}
+        self._looks = []
         self.state = self.replay(note=True)
 
     # ---- alerts --------------------------------------------------------------------------------------------------
@@ -658,7 +739,7 @@ class Tracker:
     # ---- scoring a candidate -----------------------------------------------------------------------------------
     def _node(self, state: State, moves: tuple, items, pref: int, exp=None, edits: tuple = ()) -> _Node:
         exp = expected_readings(state) if exp is None else exp
-        cost = score_cost = worst = 0.0
+        cost = score_cost = worst = known = 0.0
         colours = None
         for key, value, conf in items:
             if key not in exp:
@@ -669,12 +750,49 @@ class Tracker:
                 if not score_reading_agrees(value, colours[key]):
                     score_cost += conf
             elif exp[key] != value:
-                cost += conf
-                worst = max(worst, conf)
-        return _Node(state, moves, exp, cost, score_cost, worst, pref, edits)
+                if self._known(key, value, exp[key]):
+                    cost += conf * KNOWN_WEIGHT
+                    known += conf * KNOWN_WEIGHT
+                else:
+                    cost += conf
+                    worst = max(worst, conf)
+        return _Node(state, moves, exp, cost, score_cost, worst, pref, edits, known)
+
+    @staticmethod
+    def _score_sig(node: _Node, items):
+        """The score readings that disagree with ``node`` (key, value), as a set."""
+        colours = score_colours(node.state)
+        return frozenset((k, v) for k, v, _ in items if is_score_key(k) and k in colours
+                         and not score_reading_agrees(v, colours[k]))
+
+    def _known(self, key: str, value, expected) -> bool:
+        """Whether ``value`` at ``key`` disagrees with ``expected`` exactly as a misreading tolerated before did:
+        a Home read one warrior short keeps reading one short as warriors come and go. It is then no new evidence,
+        neither against a move nor for one that would 'explain' it."""
+        known = self.misreadings.get(key)
+        return known is not None and known == reading_error(value, expected)
+
+    def _open(self, key: str, value, exp: dict) -> bool:
+        """Whether the reading ``value`` at ``key`` is a difference still to explain from expected readings
+        ``exp``: it disagrees, and not as a known misreading does."""
+        return key in exp and exp[key] != value and not self._known(key, value, exp[key])
+
+    def _learn_misreadings(self, node: _Node, items) -> None:
+        """After a look is accepted: remember the unsure disagreements it tolerated (keyed by how they differ),
+        forget the places that now read right; places not read this look keep what was known."""
+        for key, value, conf in items:
+            if key not in node.exp or is_score_key(key):
+                continue
+            if node.exp[key] == value:
+                self.misreadings.pop(key, None)
+            elif conf < self.alert_confidence:
+                self.misreadings[key] = reading_error(value, node.exp[key])
+            else:
+                self.misreadings.pop(key, None)
 
     def _differing(self, node: _Node, items, min_conf: float = 0.0) -> list[tuple[str, object, float]]:
-        return [(k, v, c) for k, v, c in items if k in node.exp and not is_score_key(k) and node.exp[k] != v and c >= min_conf]
+        """The non-score readings that disagree with ``node`` (known misreadings left out), with their confidence."""
+        return [(k, v, c) for k, v, c in items if not is_score_key(k) and c >= min_conf and self._open(k, v, node.exp)]
 
     # ---- the search ----------------------------------------------------------------------------------------------
     def _search(self, roots: list[_Node], items) -> list[_Node]:
@@ -706,7 +824,7 @@ class Tracker:
                 break
             children.sort(key=_Node.key)
             every += children
-            perfect = [c for c in children if c.cost == 0 and c.score_cost == 0]
+            perfect = [c for c in children if c.exact]
             if perfect or found_perfect:
                 # a longer sequence cannot explain more; go deeper only to do the actions still open, and to
                 # finish the sequences that rank better than every perfect one so far (an action that changes
@@ -717,7 +835,7 @@ class Tracker:
                 found_perfect = True
                 frontier = [c for c in perfect if c.state.turn is not None and c.state.turn.placed == "tile"
                             and c.state.turn.cursor < len(c.state.turn.pending)][: self.beam]
-                frontier += [c for c in children if not (c.cost == 0 and c.score_cost == 0) and c.pref < rank
+                frontier += [c for c in children if not c.exact and c.pref < rank
                              and c.state.phase == "actions"][: self.beam]
                 if not frontier:
                     break
@@ -793,7 +911,7 @@ class Tracker:
             return []
         if st.phase == "restore":
             return [(m, pref, None) for m, pref in self._restore_candidates(st, items)]
-        open_keys = {k for k, v, c in items if k in node.exp and node.exp[k] != v}
+        open_keys = {k for k, v, c in items if self._open(k, v, node.exp)}
         present = {k for k, _, _ in items}
         p = st.current
         vb = village_board(p)
@@ -823,6 +941,7 @@ class Tracker:
             if isinstance(m, M.Activate):
                 if year_may_end or shows(f"{vb}/slot.{m.slot[0] * 3 + m.slot[1]}", f"action_marker:{colour}"):
                     out.append((m, 0, None))
+                    out += [(m, 1, e) for e in self._tile_swaps(st, p, m.slot[0] * 3 + m.slot[1], items)]
             elif isinstance(m, M.ReserveTurnOrder):
                 if year_may_end or shows(f"wendake-mask/turn_order.{len(st.turn_order_track) + 1}", f"tribe_disk:{colour}"):
                     out.append((m, 0, None))
@@ -878,13 +997,13 @@ class Tracker:
         mp = map_board(st.n)
         map_items = [(k, v, c) for k, v, c in items if k.startswith(mp + "/")]
         exp0 = map_readings(st)
-        if not any(exp0.get(k) != v for k, v, _ in map_items if k in exp0):
+        if not any(self._open(k, v, exp0) for k, v, _ in map_items):
             return []
         topo = self.ed.map_for(st.n)
 
         def map_cost(s):
             exp = map_readings(s)
-            return sum(c for k, v, c in map_items if k in exp and exp[k] != v), exp
+            return sum(c for k, v, c in map_items if self._open(k, v, exp)), exp
 
         def territory_of(key):
             region = split_reading_key(key)[1]
@@ -896,7 +1015,7 @@ class Tracker:
         for _ in range(budget):
             nxt = []
             for steps, s, cost, exp in frontier:
-                differ = {territory_of(k) for k, v, _ in map_items if k in exp and exp[k] != v}
+                differ = {territory_of(k) for k, v, _ in map_items if self._open(k, v, exp)}
                 for step in self._step_options(s, p, topo, differ):
                     new = steps + (step,)
                     scratch = st.copy()
@@ -978,6 +1097,20 @@ class Tracker:
             if e is not None and own:
                 out.append((tuple(own) + (t,), e))
         return out
+
+    def _tile_swaps(self, st: State, p: int, slot: int, items) -> list[dict]:
+        """Swap edits for activating row-0 ``slot`` when its printed tile was not surely read: the tile there may
+        be another of the row's (a Restore lays the new row out in an order the camera may not have read)."""
+        if slot >= 3:
+            return []
+        vb = village_board(p)
+        sure = {k for k, v, c in items if k.endswith("#tile") and v is not None and c >= self.alert_confidence}
+        if f"{vb}/slot.{slot}#tile" in sure:
+            return []
+        pl = st.players[p]
+        return [{"op": "swap_tiles", "player": p, "a": slot, "b": o} for o in range(3)
+                if o != slot and o not in pl.markers and pl.grid[o] is not None and pl.grid[slot] is not None
+                and f"{vb}/slot.{o}#tile" not in sure and pl.grid[o].tile != pl.grid[slot].tile]
 
     def _ritual_uses(self, st: State, p: int, m: M.Ritual, open_keys) -> list:
         out = []
@@ -1317,7 +1450,7 @@ class Tracker:
     def _victims(self, st: State, p: int, items) -> list:
         """Smallpox victims that agree with the map: p's natives whose region now reads differently."""
         exp = map_readings(st)
-        differ = {split_reading_key(k)[1] for k, v, _ in items if k in exp and exp[k] != v}
+        differ = {split_reading_key(k)[1] for k, v, _ in items if self._open(k, v, exp)}
         out = []
         for tid, t in st.territories.items():
             if st.options.smallpox_from_home_only and t.home_of != p:
@@ -1571,6 +1704,16 @@ class Tracker:
         if not steps:
             return None
         return M.Move(tuple(steps))
+
+
+def reading_error(value, expected):
+    """How a reading differs from what was expected: for piece counts the signed count difference per piece key
+    (so that it stays the same when pieces come and go around a miscount), otherwise the pair."""
+    if isinstance(value, tuple) and isinstance(expected, tuple):
+        diff = Counter(dict(value))
+        diff.subtract(Counter(dict(expected)))
+        return frozenset((k, n) for k, n in diff.items() if n)
+    return (value, expected)
 
 
 def _colours_of(value) -> set[str]:

@@ -107,3 +107,25 @@ def test_covered_markers_read_only_while_view_matches():
     r = st.update("b", changed, 1.8, last_pose=True)
     assert not r.settled and r.reason == S.MARKERS_COVERED
     assert st.unseen("b", 2.0, covered=False).reason == S.OUT_OF_VIEW
+
+
+def test_a_still_token_across_the_edge_is_read_after_a_while_an_arm_never():
+    """Before a board was ever read there is no settled view to compare with: a wooden token lying across its
+    edge looks like fingers. Hands move; a blob that stays exactly the same for ``hand_accept_s`` (10 s) is taken
+    as part of the table, with a warning. A whole arm held still is never read (``test_still_hand...``)."""
+    st = S.Settler()
+    v = board()
+    cv2.rectangle(v, (180, 120), (199, 149), SKIN, -1)  # a 40 x 60 mm token at the corner
+    for t in (0.0, 0.5, 5.0, 9.5):
+        r = st.update("b", v, t)
+        assert r.reason == S.HAND and r.blob_mm2 < 3000
+    r = st.update("b", v, 10.5)
+    assert r.settled and any("skin-coloured" in w for w in r.warnings)
+    st.mark_read("b", v)
+    assert st.update("b", v, 11.0).settled and not st.update("b", v, 11.5).warnings  # part of the settled view now
+    moved = board()
+    cv2.rectangle(moved, (170, 110), (199, 149), SKIN, -1)  # it grows: a hand after all
+    st2 = S.Settler()
+    for t, view in ((0.0, v), (6.0, v), (8.0, moved), (12.0, moved)):
+        r = st2.update("b", view, t)
+    assert r.reason == S.HAND  # the clock started again when it changed

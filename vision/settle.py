@@ -10,7 +10,10 @@ Tests, in order, each giving the reason a board is left unread:
   while its view still matches the last settled view (nothing moved), else it waits;
 - ``hand``: a large skin-coloured blob reaching in from the board's edge (arms come from outside the board), or
   a very large one anywhere; skin test in YCrCb, counting only pixels that changed since the last settled view
-  and are not skin-coloured in the printed art, so orange fields, red pieces or cream tiles do not trigger it;
+  and are not skin-coloured in the printed art, so orange fields, red pieces or cream tiles do not trigger it.
+  A small blob (fingers' size) that stays exactly the same for ``hand_accept_s`` is a piece lying across the
+  edge, not a hand: the board is read (with a warning); without this a board never read before (no settled view
+  to compare with) would wait for ever behind a wooden token at its corner;
 - ``foreign object``: a large non-skin blob that differs from the last settled view (a sleeve, a cup). One that
   stays still for ``foreign_accept_s`` is accepted as part of the table (with a warning);
 - ``motion``: the view changed since the previous frame, or it has not been still for ``still_s`` yet.
@@ -46,6 +49,8 @@ class SettleConfig:
     foreign_level: int = 45  # difference from the last settled view that counts as foreign
     foreign_mm2: float = 7000.0  # a changed blob this big is not a piece move (a village tile is 3400 mm2)
     foreign_accept_s: float = 5.0  # a still foreign object is accepted after this long
+    hand_accept_s: float = 10.0  # a small skin-coloured blob at the edge, unchanged this long, is a piece, not a hand
+    hand_accept_mm2: float = 3000.0  # ... when it is at most this big (fingers; an arm reaching in is larger)
     covered_match: float = 0.9  # view-to-last-settled correlation needed to read a board whose markers are covered
 
 
@@ -124,6 +129,8 @@ class _State:
     ref_grey: np.ndarray | None = None
     ref_skin: np.ndarray | None = None
     foreign_since: float | None = None
+    hand_since: float | None = None  # since when the same hand-like blob has lain still
+    hand_mm2: float | None = None  # its size
     read_view: np.ndarray | None = None  # grey view when the board was last read
 
 
@@ -195,11 +202,22 @@ class Settler:
         margin = max(1, int(round(c.edge_mm * c.px_per_mm)))
         hands = [a * mm2 for a, edge in blobs(skin, margin=margin) if (edge and a * mm2 >= c.hand_mm2) or
                  (st.reference is not None and a * mm2 >= c.hand_inside_mm2)]
-        if hands:
-            st.foreign_since = None
-            return BoardSettle(board, False, HAND, still, changed, blob_mm2=max(hands))
-
         warnings: list[str] = []
+        if hands:
+            # a small one that stays exactly as it is for ``hand_accept_s`` is a piece lying across the edge
+            # (a beaver token at the corner before the board was ever read), not fingers: hands move
+            big = max(hands)
+            same = st.hand_mm2 is not None and abs(big - st.hand_mm2) <= 0.15 * st.hand_mm2
+            if not same or st.hand_since is None:  # pieces may move elsewhere on the board meanwhile
+                st.hand_since = t
+            st.hand_mm2 = big
+            if big > c.hand_accept_mm2 or t - st.hand_since < c.hand_accept_s:
+                st.foreign_since = None
+                return BoardSettle(board, False, HAND, still, changed, blob_mm2=big)
+            warnings.append(f"something skin-coloured ({big:.0f} mm²) has lain still at the edge of {board} for "
+                            f"{t - st.hand_since:.0f} s; it is read as part of the table. If it is a hand, lift it.")
+        else:
+            st.hand_since = st.hand_mm2 = None
         if last_pose:
             if st.ref_grey is None or st.ref_grey.shape != grey.shape or correlation(grey, st.ref_grey) < c.covered_match:
                 return BoardSettle(board, False, MARKERS_COVERED, still, changed)
