@@ -7,7 +7,9 @@ validation on, so an illegal move is never accepted.
 How an observation is explained (see docs/tracker.md):
 
 1. The readings present are compared with ``view.expected_readings`` of a candidate state. An absent key is
-   unknown, never empty. A disagreeing reading costs its confidence. Score-track readings are ambiguous (only the
+   unknown, never empty. A disagreeing reading costs its confidence; one that disagrees exactly as an unsure
+   reading tolerated before did (``misreadings``: a Home read one short) costs a tenth of it, as it is no new
+   evidence. Score-track readings are ambiguous (only the
    top disk of a stack shows): they agree when the colour seen is among the disks there
    (``view.score_reading_agrees``) and are kept in a separate cost, used to choose between candidates and to
    raise ``ScoreMismatch``, never to reject a move.
@@ -26,9 +28,10 @@ How an observation is explained (see docs/tracker.md):
    searches on from the waiting candidates; otherwise it accepts the best and emits ``NeedsConfirmation``. A few
    sure disagreements in places the best moves do not touch (``_stubborn``: a piece put back wrong, a place the
    camera keeps misreading) do not hold the moves back: they are accepted and those places stay an alert.
-4. Nothing explains it: the difference is turned into the move it looks like (a new action marker ->
-   ``Activate``, pieces that left one territory and appeared in another -> ``Move``) and ``rules.check`` names the
-   rule broken (``IllegalMove``), else ``TableOutOfSync`` lists what differs. The alert stays until the table
+4. Nothing explains it: first the last two looks that added moves are searched again from before them
+   (``_try_backtrack``: a missed marker made another move look better then); then the difference is turned into
+   the move it looks like (a new action marker -> ``Activate``, pieces that left one territory and appeared in
+   another -> ``Move``) and ``rules.check`` names the rule broken (``IllegalMove``), else ``TableOutOfSync`` lists what differs. The alert stays until the table
    matches a reachable state again (``AlertCleared``) or a correction is made.
 """
 

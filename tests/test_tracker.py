@@ -403,6 +403,15 @@ def test_moves_go_on_past_a_place_the_camera_keeps_misreading():
     assert not tracker.alerts  # the lake reads right again: cleared
 
 
+def turn_ends(states, moves, until_year: int):
+    """(move index, the true state after it) at the end of each physical turn up to ``until_year``."""
+    for i, m in enumerate(moves):
+        if states[i + 1].year > until_year:
+            return
+        if isinstance(m, (M.EndTurn, M.Restore)):
+            yield i, states[i + 1]
+
+
 def _unsure(obs, keys, conf):
     for k in keys:
         obs.readings[k] = Reading(obs.readings[k].value, conf)
@@ -446,12 +455,8 @@ def test_a_home_read_one_short_all_game_holds_nothing_back():
     key = f"{map_board(2)}/{home}"
     colour = states[0].players[0].colour
     looks = alerts = 0
-    for i, move in enumerate(moves):
-        if states[i + 1].year > 1:
-            break
-        if not isinstance(move, (M.EndTurn, M.Restore)):
-            continue
-        obs = observation(states[i + 1], i, noise=0.45 if looks % 2 else None, rng=rng)
+    for i, truth in turn_ends(states, moves, 1):
+        obs = observation(truth, i, noise=0.45 if looks % 2 else None, rng=rng)
         guards = dict(obs.readings[key].value)
         seen = guards.get(f"warrior_standing:{colour}", 0)
         if seen:  # one short
@@ -459,7 +464,7 @@ def test_a_home_read_one_short_all_game_holds_nothing_back():
             obs.readings[key] = Reading(tuple(sorted((k, n) for k, n in guards.items() if n)), 0.55)
         alerts += sum(isinstance(e, ALERTS) for e in tracker.observe(obs))
         looks += 1
-        assert expected_readings(tracker.state) == expected_readings(states[i + 1]), f"diverged at move {i}"
+        assert expected_readings(tracker.state) == expected_readings(truth), f"diverged at move {i}"
     assert looks >= 8 and alerts == 0
     assert key in tracker.misreadings
 
@@ -471,20 +476,15 @@ def test_an_unread_new_row_is_named_by_the_tiles_activated_there():
     states, moves = record(2, 6)
     tracker = Tracker(conceal(new_game(NAMES[:2], seed=6)))
     alerts = swaps = 0
-    for i, m in enumerate(moves):
-        if states[i + 1].year > 2:
-            break
-        if not isinstance(m, (M.EndTurn, M.Restore)):
-            continue
-        obs = observation(states[i + 1], i)
+    for i, truth in turn_ends(states, moves, 2):
+        obs = observation(truth, i)
         for k in [k for k in obs.readings if k.endswith("#tile")]:
             del obs.readings[k]
         events = tracker.observe(obs)
         alerts += sum(isinstance(e, ALERTS) for e in events)
         swaps += sum(e["edit"]["op"] == "swap_tiles" for ev in events if isinstance(ev, MoveRecognized) for e in ev.edits)
-    last = states[i]
     seen = {k: v for k, v in expected_readings(tracker.state).items() if "#tile" not in k}
-    assert seen == {k: v for k, v in expected_readings(last).items() if "#tile" not in k}
+    assert seen == {k: v for k, v in expected_readings(truth).items() if "#tile" not in k}
     assert swaps >= 1 and alerts == 0
 
 
