@@ -31,8 +31,9 @@ How an observation is explained (see docs/tracker.md):
 4. Nothing explains it: first the last two looks that added moves are searched again from before them
    (``_try_backtrack``: a missed marker made another move look better then); then the difference is turned into
    the move it looks like (a new action marker -> ``Activate``, pieces that left one territory and appeared in
-   another -> ``Move``) and ``rules.check`` names the rule broken (``IllegalMove``), else ``TableOutOfSync`` lists what differs. The alert stays until the table
-   matches a reachable state again (``AlertCleared``) or a correction is made.
+   another -> ``Move``) and ``rules.check`` names the rule broken (``IllegalMove``), else ``TableOutOfSync``
+   lists what differs. The alert stays until the table matches a reachable state again (``AlertCleared``) or a
+   correction is made.
 """
 
 from __future__ import annotations
@@ -347,16 +348,16 @@ class Tracker:
         events: list[Event] = []
         self.stats["observations"] += 1
         ok = self._acceptable(best)
+        sig = self._score_sig(best, items) if ok else None
         if self.alts and (not ok or best.score_cost > 0):
             # the committed line cannot explain the table (or its score disks): a line kept alive since an
             # earlier observation may (a score value hidden under another disk then, visible now); not again
             # while the score disks disagree as they did at the last look
-            sig = self._score_sig(best, items) if ok else None
             if sig is None or sig != self._score_seen:
                 switched = self._try_alternatives(items, best if ok else None)
                 if switched is not None:
                     return switched
-        self._score_seen = self._score_sig(best, items) if ok else None
+        self._score_seen = sig
         stubborn = [] if ok or not best.moves else self._stubborn(best, items)
         if ok or stubborn:
             ties = [n for n in nodes if n.moves != best.moves and abs(n.cost - best.cost) < 1e-9
@@ -533,16 +534,7 @@ class Tracker:
     def _explains_looks(self, base: State, node: _Node, looks: list) -> bool:
         """Whether the positions ``node``'s moves pass through from ``base`` explain each of ``looks`` in order
         (each by a position no earlier than the one before), as they were accepted: within the noise allowed."""
-        by_at: dict[int, list[dict]] = {}
-        for at, e in node.edits:
-            by_at.setdefault(at, []).append(e)
-        states = [base.copy()]
-        for k, m in enumerate(node.moves):
-            nxt = states[-1].copy()
-            for e in by_at.get(k, ()):
-                apply_edit(nxt, e, self.ed)
-            rules.apply(nxt, m, self.ed, validate=False)
-            states.append(nxt)
+        states, _ = self._line_states(base, node, validate=False)
         i = 0
         for items in looks:
             while i < len(states) and not self._acceptable(self._node(states[i], (), items, 0)):
@@ -1111,8 +1103,10 @@ class Tracker:
         if f"{vb}/slot.{slot}#tile" in sure:
             return []
         pl = st.players[p]
+        if pl.grid[slot] is None:
+            return []
         return [{"op": "swap_tiles", "player": p, "a": slot, "b": o} for o in range(3)
-                if o != slot and o not in pl.markers and pl.grid[o] is not None and pl.grid[slot] is not None
+                if o != slot and o not in pl.markers and pl.grid[o] is not None
                 and f"{vb}/slot.{o}#tile" not in sure and pl.grid[o].tile != pl.grid[slot].tile]
 
     def _ritual_uses(self, st: State, p: int, m: M.Ritual, open_keys) -> list:
@@ -1520,18 +1514,23 @@ class Tracker:
                     return True
         return False
 
-    def _accept(self, node: _Node) -> list[Event]:
-        events = []
-        states = [self.state.copy()]
+    def _line_states(self, base: State, node: _Node, validate: bool = True) -> tuple[list[State], dict[int, list[dict]]]:
+        """(the positions ``node``'s moves pass through from ``base``, base first; its edits by move index)."""
         by_at: dict[int, list[dict]] = {}
         for at, e in node.edits:
             by_at.setdefault(at, []).append(e)
+        states = [base.copy()]
         for k, m in enumerate(node.moves):
             nxt = states[-1].copy()
             for e in by_at.get(k, ()):
                 apply_edit(nxt, e, self.ed)
-            rules.apply(nxt, m, self.ed)
+            rules.apply(nxt, m, self.ed, validate=validate)
             states.append(nxt)
+        return states, by_at
+
+    def _accept(self, node: _Node) -> list[Event]:
+        events = []
+        states, by_at = self._line_states(self.state, node)
         ignored = sorted(k for k, v in node.exp.items() if k in self._last_items and self._last_items[k] != v
                          and not is_score_key(k))
         # one MoveRecognized per run of moves by the same player

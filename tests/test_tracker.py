@@ -412,11 +412,6 @@ def turn_ends(states, moves, until_year: int):
             yield i, states[i + 1]
 
 
-def _unsure(obs, keys, conf):
-    for k in keys:
-        obs.readings[k] = Reading(obs.readings[k].value, conf)
-
-
 def test_an_unexplained_look_rereads_the_turn_before():
     """Game 2 (2 players), the first turn: the action marker on the village grid is not seen (empty, unsure) and
     the turn-order track reads unsurely, so a turn-order reservation explains the look best (W-ACT-2). The next
@@ -432,7 +427,8 @@ def test_an_unexplained_look_rereads_the_turn_before():
     for i in (0, end):
         obs = observation(states[i + 1], i)
         obs.readings[slot] = Reading((), 0.55)
-        _unsure(obs, [k for k in obs.readings if k.startswith("wendake-mask/turn_order.")], 0.3)
+        for k in [k for k in obs.readings if k.startswith("wendake-mask/turn_order.")]:  # read unsurely
+            obs.readings[k] = Reading(obs.readings[k].value, 0.3)
         looks.append(tracker.observe(obs))
     took = [m["type"] for e in looks[0] if isinstance(e, MoveRecognized) for m in e.moves]
     assert took == ["reserve_turn_order"]  # the wrong reading of the first look

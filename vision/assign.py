@@ -3,9 +3,10 @@
 Owns: point → region lookup on a layout (a piece near the centre of a ``productive_area`` occupies it — occupants
 stand in the middle of their area; anything else belongs to the smallest other region holding it: a territory,
 lake, tile slot, Long House, score space, ...), ``fit_classes`` (a detection's class chosen among the classes
-its region's kind can hold: ``calibration/pieces/<game>.json``), and ``decisions``: one value per region — a productive area's
-occupant (class, colour, side) or None, any other region's sorted counts of (class, colour, side) among the pieces
-in it. Game-neutral: it reads region kinds and parents from the layout JSON, not Wendake names. numpy + OpenCV only.
+its region's kind can hold: ``calibration/pieces/<game>.json``), and ``decisions``: one value per region — a
+productive area's occupant (class, colour, side) or None, any other region's sorted counts of (class, colour,
+side) among the pieces in it. Game-neutral: it reads region kinds and parents from the layout JSON, not Wendake
+names. numpy + OpenCV only.
 """
 
 from __future__ import annotations

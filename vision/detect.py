@@ -159,14 +159,14 @@ class Detector:
         """The px/mm the net reads this whole-board rectified view at."""
         return self.scale_for(view.shape[1] / view_px_per_mm, view.shape[0] / view_px_per_mm)
 
-    def prepare(self, view: np.ndarray, view_px_per_mm: float, input_px_per_mm: float | None = None) -> np.ndarray:
-        """BGR uint8 view → (1, 3, H, W) float32 at ``input_px_per_mm`` (default: ``view_scale``), padded to a
+    def prepare(self, view: np.ndarray, view_px_per_mm: float) -> np.ndarray:
+        """BGR uint8 view → (1, 3, H, W) float32 at the scale the net reads it at (``view_scale``), padded to a
         multiple of the net's stride."""
         import cv2
 
         if view is None or view.ndim != 3 or view.shape[2] != 3:
             raise UserError("the rectified view must be a colour (BGR) image.")
-        r_in = self.view_scale(view, view_px_per_mm) if input_px_per_mm is None else input_px_per_mm
+        r_in = self.view_scale(view, view_px_per_mm)
         if abs(view_px_per_mm - r_in) > 1e-6:
             f = r_in / view_px_per_mm
             h, w = view.shape[:2]
@@ -184,10 +184,9 @@ class Detector:
 
     def detect(self, view: np.ndarray, view_px_per_mm: float, threshold: float | None = None) -> list[Piece]:
         """Pieces on one whole-board rectified view (read at ``view_scale``), positions in board mm."""
-        if view is None or view.ndim != 3:
-            raise UserError("the rectified view must be a colour (BGR) image.")
+        tensor = self.prepare(view, view_px_per_mm)  # checks the view
         r_in = self.view_scale(view, view_px_per_mm)
-        out = self.run(self.prepare(view, view_px_per_mm, r_in))
+        out = self.run(tensor)
         thr = float(self.card.get("threshold", 0.3)) if threshold is None else threshold
         return decode(out["heat"][0], out["reg"][0], out["colour"][0], out["side"][0], self.card, thr,
                       float(self.card.get("nms_mm", 7.0)), r_in)

@@ -2,8 +2,8 @@
 
 Owns ``replay_folder`` (one folder -> move log, events by frame, stage timings) and ``evaluate`` (the end-to-end
 figures of issue 5 over rendered games with a ``truth.json``, see ``models/synth/recording.py``): share of games
-whose move log equals the truth (turn by turn, as far as a camera can tell: ``assistant.movelog``), illegal moves accepted, injected illegal moves flagged, false alerts per 20 legal
-games.
+whose move log equals the truth (turn by turn, as far as a camera can tell: ``assistant.movelog``), illegal moves
+accepted, injected illegal moves flagged, false alerts per 20 legal games.
 
 A folder from ``models.synth.recording`` carries ``session.json`` (players, seed, initial state, layouts) and
 ``camera.json``; for a folder from ``tablewatch record`` give ``--layout`` (and ``--camera``, ``--players``).

@@ -4,10 +4,10 @@ Held-out = new seeds, and harder than training: each rectified view gets a stron
 ×1.15–1.6 with a hot spot, so pale colours wash out) and, on half the scenes, extra occluders (finger-like skin
 capsules and dark cards) painted over it; pieces whose base centre is under an occluder count as hidden, like
 pieces under the generator's hands. The pieces scored are those the live pipeline reads (``read_pieces``: the
-detector at each board's input scale plus ``vision.observe``'s two corrections); a disk lying under another disk
+detector at each board's input scale plus the corrections of ``vision.observe``); a disk lying under another disk
 is neither a target nor a decision (no camera sees it; the tracker knows it from history). Prints per-class
-recall / precision (matched within 8 mm), per-region accuracy after assignment to the layout (``vision.assign``; regions a hand or an occluder covers are left out)
-and whole-board exact: the share of scenes with no wrong decision on any board free of hands and occluders.
+recall / precision (matched within 8 mm), per-region accuracy after assignment to the layout (``vision.assign``;
+regions a hand or an occluder covers are left out) and whole-board exact: the share of scenes with no wrong decision on any board free of hands and occluders.
 Every board in view is scored (map, village boards, score tracks, mask board); tile slots are read by
 ``vision.tiles``. Runtime path only (onnxruntime)."""
 
