@@ -16,6 +16,10 @@ Values.
   under another disk is not counted. Filling those in is the tracker's job (conservation and history).
 - A ``#tile`` reading's value is ``"<tile id>:<side>"`` or None (empty slot).
 - ``confidence`` in [0, 1]: how sure vision is of this one decision.
+- ``others`` (tile faces only, may be empty): the runner-up values vision weighed, each with how far it fits worse
+  than ``value`` ((value, margin), ...; the confidence is the smallest margin). A value not listed fits worse than
+  every listed one. A weak read still tells what the tile is not: an advanced tile whose number is unsure is
+  still no basic tile.
 
 A key that is absent was not read: its board was not settled (hands, motion), not in view, or not detected. The
 tracker must never treat an absent key as "empty".
@@ -62,6 +66,7 @@ def split_reading_key(key: str) -> tuple[str, str, bool]:
 class Reading:
     value: Value
     confidence: float = 1.0
+    others: tuple = ()  # ((value, margin behind ``value``), ...): runner-ups weighed (tile faces)
 
 
 @dataclass
@@ -84,7 +89,7 @@ class Observation:
             return {k: n for k, n in v} if isinstance(v, tuple) else v
 
         return {"format": FORMAT, "frame": self.frame, "t": round(self.t, 4),
-                "readings": {k: {"value": enc(r.value), "confidence": round(r.confidence, 4)} for k, r in sorted(self.readings.items())},
+                "readings": {k: _reading_json(r, enc) for k, r in sorted(self.readings.items())},
                 "boards_read": list(self.boards_read), "boards_unread": dict(self.boards_unread), "warnings": list(self.warnings)}
 
     @classmethod
@@ -93,6 +98,14 @@ class Observation:
             return pieces(v) if isinstance(v, dict) else v
 
         return cls(frame=int(d["frame"]), t=float(d["t"]),
-                   readings={k: Reading(dec(r["value"]), float(r.get("confidence", 1.0))) for k, r in d.get("readings", {}).items()},
+                   readings={k: Reading(dec(r["value"]), float(r.get("confidence", 1.0)),
+                                        tuple((v, float(m)) for v, m in r.get("others", ()))) for k, r in d.get("readings", {}).items()},
                    boards_read=tuple(d.get("boards_read", ())), boards_unread=dict(d.get("boards_unread", {})),
                    warnings=tuple(d.get("warnings", ())))
+
+
+def _reading_json(r: Reading, enc) -> dict:
+    out = {"value": enc(r.value), "confidence": round(r.confidence, 4)}
+    if r.others:
+        out["others"] = [[v, round(m, 4)] for v, m in r.others]
+    return out

@@ -8,8 +8,9 @@ How an observation is explained (see docs/tracker.md):
 
 1. The readings present are compared with ``view.expected_readings`` of a candidate state. An absent key is
    unknown, never empty. A disagreeing reading costs its confidence; one that disagrees exactly as an unsure
-   reading tolerated before did (``misreadings``: a Home read one short) costs a tenth of it, as it is no new
-   evidence. Score-track readings are ambiguous (only the
+   reading tolerated before did (``misreadings``: a Home read one short) costs nothing, as it is no new
+   evidence; between candidates otherwise alike, the one where such a misreading goes on wins. A tile face read
+   weakly costs what its runner-ups say of the expected tile (``TILE_EVIDENCE_CAP``). Score-track readings are ambiguous (only the
    top disk of a stack shows): they agree when the colour seen is among the disks there
    (``view.score_reading_agrees``) and are kept in a separate cost, used to choose between candidates and to
    raise ``ScoreMismatch``, never to reject a move.
@@ -61,8 +62,14 @@ SPEND = {"W-PRG-L1-10": (("leather", "fish"), 2), "W-PRG-L2-10": (("corn", "bean
          "W-PRG-L3-10": (RESOURCES, 5)}  # resources for points: which, and how many at most
 MAX_DEFERRED_LOOKS = 4  # looks in a row a choice waits for a board under a hand (``_observe``)
 STUBBORN_MAX = 2  # sure disagreements in places the moves do not touch that still let the moves in (``_stubborn``)
+MISCOUNT_LOOKS = 3  # looks in a row a place the moves touch must show the same one-piece miscount (``_stubborn``)
 BACKTRACK_LOOKS = 2  # accepted looks an unexplained look may re-read (``_try_backtrack``)
-KNOWN_WEIGHT = 0.1  # what a known misreading costs, per unit of confidence (``_node``, ``_learn_misreadings``)
+# A tile face read weakly still weighs the tiles it was not: the expected tile costs how far it fits behind the read
+# (``Reading.others``), at most this unless the read itself is surer, so a weak read ranks the candidates (a Restore
+# that took a display tile against one that did not) but never raises an alert. On the e2e games the true tile
+# was never more than 0.27 behind a read under 0.1.
+TILE_EVIDENCE_CAP = 0.3
+TILE_NAMED = 0.1  # a tile face read at this confidence or more names the tile (100 % right on the e2e games)
 SCORE_RULE = "W-SCR-6"  # where points come from: a score disk must show what the engine computed
 
 
@@ -250,12 +257,12 @@ class _Node:
     worst: float  # the highest confidence among disagreeing non-score readings
     pref: int  # policy rank among moves that look alike (lower is preferred)
     edits: tuple = ()  # (index into moves, edit dict): hidden-information edits made before that move
-    known: float = 0.0  # the part of ``cost`` that known misreadings make (``Tracker._known``)
+    known: float = 0.0  # confidence of the readings that differ exactly as a known misreading (``Tracker._known``)
 
     @property
     def exact(self) -> bool:
         """Every reading agrees, known misreadings aside: no longer sequence can explain more."""
-        return round(self.cost - self.known, 9) <= 0 and self.score_cost == 0
+        return round(self.cost, 9) <= 0 and self.score_cost == 0
 
     def key(self):
         # printed actions still open count as given up: players nearly always do every action, even one whose
@@ -264,7 +271,10 @@ class _Node:
         left = len(t.pending) - t.cursor if t is not None and t.placed == "tile" and not t.free_order else 0
         # score disks are evidence like any reading (a sure disk outweighs an unsure resource reading), but the
         # rest of the table comes first on a tie: a disk may hide another
-        return (round(self.cost + self.score_cost, 6), round(self.cost, 6), self.pref + left, len(self.moves))
+        # last: a misreading the camera has made look after look goes on, rather than vanish just where a move
+        # could absorb it (a grey hunter read as a woman in the Long House: the Ritual returned a warrior and a
+        # woman, not the hunter and a warrior that would make the place read right)
+        return (round(self.cost + self.score_cost, 6), round(self.cost, 6), self.pref + left, len(self.moves), -round(self.known, 6))
 
 
 @dataclass
@@ -329,6 +339,9 @@ class Tracker:
         self.misreadings: dict[str, object] = {}
         self._score_seen = None  # the score readings that disagreed at the last look explained (``_score_sig``)
         self._looks: list[tuple[int, list]] = []  # (moves before, reading items) of the last looks that added moves
+        self._miscount: tuple = (None, 0)  # (the sure one-piece miscount that held the last look back, looks in a row)
+        # tile faces read with runner-ups: (reading key, value, confidence) -> {runner-up value: margin behind}
+        self._weighed: dict[tuple, dict] = {}
 
     # ---- public API --------------------------------------------------------------------------------------------
     def observe(self, obs: Observation) -> list[Event]:
@@ -342,6 +355,7 @@ class Tracker:
 
     def _observe(self, obs: Observation) -> list[Event]:
         items = [(k, r.value, r.confidence) for k, r in obs.readings.items()]
+        self._weighed.update({(k, r.value, r.confidence): dict(r.others) for k, r in obs.readings.items() if r.others})
         self._last_items = {k: v for k, v, _ in items}
         nodes = self._explain(self.state, items, self._deferred)
         best = min(nodes, key=_Node.key)
@@ -359,6 +373,8 @@ class Tracker:
                     return switched
         self._score_seen = sig
         stubborn = [] if ok or not best.moves else self._stubborn(best, items)
+        if ok:
+            self._miscount = (None, 0)
         if ok or stubborn:
             ties = [n for n in nodes if n.moves != best.moves and abs(n.cost - best.cost) < 1e-9
                     and abs(n.score_cost - best.score_cost) < 1e-9]
@@ -399,19 +415,28 @@ class Tracker:
         return events
 
     def _stubborn(self, best: _Node, items) -> list[tuple]:
-        """The sure readings that keep ``best`` from being accepted, when they are few (at most
-        ``STUBBORN_MAX``) and lie where ``best``'s moves change nothing (their expected value is the same before
-        and after): a piece put back wrong, or one the camera keeps misreading, earlier in the game. Then the moves
-        are accepted and those places stay an alert, instead of every later move waiting behind them. Empty when
-        that does not apply (the moves themselves disagree with the table, or the unsure rest is too much)."""
+        """The sure readings that keep ``best`` from being accepted, when they are few (at most ``STUBBORN_MAX``) and
+        either lie where ``best``'s moves change nothing (their expected value is the same before and after: a
+        piece put back wrong, or one the camera keeps misreading, earlier in the game), or are one place that the
+        moves touch, read one piece off in the same way for ``MISCOUNT_LOOKS`` looks in a row (four fish lying
+        close, read as three, look after look). Then the moves are accepted and those places stay an alert,
+        instead of every later move waiting behind them. A one-look illegal change, or one put right, never gets
+        in this way. Empty when that does not apply (the moves themselves disagree with the table in other ways,
+        or the unsure rest is too much)."""
         diffs = self._differing(best, items)
         sure = [d for d in diffs if d[2] >= self.alert_confidence]
         if not sure or len(sure) > STUBBORN_MAX or sum(c for _, _, c in diffs if c < self.alert_confidence) >= self.accept_cost:
+            self._miscount = (None, 0)
             return []
         before = expected_readings(self.state)
-        if any(before.get(k) != best.exp.get(k) for k, _, _ in sure):
-            return []
-        return sure
+        touched = [(k, reading_error(v, best.exp.get(k))) for k, v, _ in sure if before.get(k) != best.exp.get(k)]
+        if not touched:
+            return sure
+        one_off = len(touched) == 1 and isinstance(touched[0][1], frozenset) and len(touched[0][1]) == 1 \
+            and abs(next(iter(touched[0][1]))[1]) == 1
+        seen, looks = self._miscount
+        self._miscount = (touched[0], looks + 1 if seen == touched[0] else 1) if one_off else (None, 0)
+        return sure if one_off and self._miscount[1] >= MISCOUNT_LOOKS else []
 
     def _explain(self, state: State, items, starts: list[_Node] = ()) -> list[_Node]:
         """Candidate explanations of ``items`` from ``state``; ``starts``: candidates of an earlier look that was
@@ -746,10 +771,10 @@ class Tracker:
                     score_cost += conf
             elif exp[key] != value:
                 if self._known(key, value, exp[key]):
-                    cost += conf * KNOWN_WEIGHT
-                    known += conf * KNOWN_WEIGHT
+                    known += conf  # no new evidence: costs nothing
                 else:
-                    cost += conf
+                    others = self._weighed.get((key, value, conf))
+                    cost += conf if others is None else max(conf, min(others.get(exp[key], 1.0), TILE_EVIDENCE_CAP))
                     worst = max(worst, conf)
         return _Node(state, moves, exp, cost, score_cost, worst, pref, edits, known)
 
@@ -1468,11 +1493,12 @@ class Tracker:
         p = st.current
         player = st.players[p]
         vb = village_board(p)
-        by_key = {k: v for k, v, _ in items}
-        seen = [by_key.get(f"{vb}/slot.{k}#tile") for k in range(3)]
-        order = tuple(v.split(":")[0] for v in seen) if all(isinstance(v, str) for v in seen) else None
-        if all(f"{vb}/slot.{k}#tile" in by_key and seen[k] is None for k in range(3)):
+        named = {k: v for k, v, c in items if c >= TILE_NAMED}
+        seen = [named.get(f"{vb}/slot.{k}#tile") for k in range(3)]
+        if all(f"{vb}/slot.{k}#tile" in named and seen[k] is None for k in range(3)):
             return []  # row 0 is still empty: this player has not restored yet
+        # faces named surely fix the order; a weak read only ranks the choices (``TILE_EVIDENCE_CAP``)
+        read = {k: v.split(":")[0] for k, v in enumerate(seen) if isinstance(v, str)}
         out = []
         options = [(None, None)]
         takes = [t for t in st.display if t is not None] + player.set_aside
@@ -1482,12 +1508,12 @@ class Tracker:
             if aside is not None:
                 tiles.remove(aside)
                 tiles.append(take)
-            if order is not None:
-                if sorted(order) != sorted(tiles):
-                    continue
-                out.append((M.Restore(aside, take, order), 0))
-            else:
-                out.append((M.Restore(aside, take, tuple(tiles)), 0))
+            if Counter(read.values()) - Counter(tiles):
+                continue  # a tile read in row 0 that this choice does not lay out
+            # the new row in every order that agrees with the faces read; none read: one order, named later by the
+            # tiles activated there (``_tile_swaps``)
+            orders = [o for o in dict.fromkeys(itertools.permutations(tiles)) if all(o[k] == t for k, t in read.items())] if read else [tuple(tiles)]
+            out += [(M.Restore(aside, take, o), 0) for o in orders]
         return out
 
     # ---- acceptance ---------------------------------------------------------------------------------------------

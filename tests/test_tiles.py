@@ -31,16 +31,17 @@ def test_reads_every_tile_and_empty_slot(village):
     layout, view, r, truth = village
     got = T.read_tiles(view, r, layout)
     assert set(got) == {f"slot.{k}" for k in range(9)}
-    for slot, (value, conf) in got.items():
+    for slot, (value, conf, others) in got.items():
         assert value == truth.get(slot), slot
         assert 0.0 <= conf <= 1.0
+        assert all(conf - 1e-3 <= m < T.OTHERS_WITHIN and v != value for v, m in others)
 
 
 def test_warmer_darker_light_keeps_the_labels(village):
     layout, view, r, truth = village
     warm = np.clip(view.astype(np.float32) * np.array([0.7, 0.85, 1.05]) * 0.8, 0, 255).astype(np.uint8)
     got = T.read_tiles(warm, r, layout)
-    assert {s: v for s, (v, _) in got.items()} == {f"slot.{k}": truth.get(f"slot.{k}") for k in range(9)}
+    assert {s: read.value for s, read in got.items()} == {f"slot.{k}": truth.get(f"slot.{k}") for k in range(9)}
 
 
 def test_gallery_round_trip_and_stale_gallery(tmp_path, village):

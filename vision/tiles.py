@@ -15,6 +15,7 @@ cosine margin between the best label and the best different label.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,6 +32,18 @@ BAND_SIZE = (96, 24)  # (w, h) of the name-band patch
 BAND_WEIGHT = 1.5
 FEATURE_DIM = PATCH * PATCH + 2 * CHROMA_GRID * CHROMA_GRID + BAND_SIZE[0] * BAND_SIZE[1]
 EMPTY = "empty"
+MARGIN_SCALE = 5.0  # a cosine gap of 0.2 between two labels is full certainty (confidence 1)
+OTHERS_WITHIN = 0.5  # runner-up labels listed with a read: those whose margin behind the best is under this
+
+
+class TileRead(NamedTuple):
+    """One slot's read: the best value (``"<tile>:<side>"``, None for an empty slot), its margin over the runner-up
+    (the confidence, 0..1), and ``others``: ((value, margin behind the best), ...) for the runner-ups within
+    ``OTHERS_WITHIN``, best first. A value not listed fits worse than that."""
+
+    value: str | None
+    confidence: float
+    others: tuple = ()
 
 
 def slot_crop(view: np.ndarray, px_per_mm: float, polygon, inset_mm: float = INSET_MM) -> np.ndarray:
@@ -104,12 +117,23 @@ class TileGallery:
 
     def classify(self, vec: np.ndarray) -> tuple[str, float]:
         """(label, confidence in 0..1): the best label and its cosine margin over the best other label."""
-        sims = self.vectors.astype(np.float32) @ vec
-        best = np.full(len(self._names), -2.0, np.float32)
-        np.maximum.at(best, self._label_ids, sims)
-        order = np.argsort(-best)
-        top, second = float(best[order[0]]), float(best[order[1]]) if len(order) > 1 else -1.0
-        return self._names[int(order[0])], float(np.clip((top - second) * 5.0, 0.0, 1.0))
+        label, conf, _ = self.classify_many(vec[None])[0]
+        return label, conf
+
+    def classify_many(self, vecs: np.ndarray) -> list[tuple[str, float, tuple]]:
+        """For a stack of feature vectors, in one product with the gallery: (best label, its margin over the
+        runner-up, ((label, margin behind the best), ...) for the labels within ``OTHERS_WITHIN``)."""
+        sims = np.asarray(vecs, np.float32) @ self.vectors.T  # (n, samples)
+        best = np.full((len(sims), len(self._names)), -2.0, np.float32)
+        for j in range(len(self._names)):
+            best[:, j] = sims[:, self._label_ids == j].max(1)
+        out = []
+        for row in best:
+            order = np.argsort(-row)
+            behind = np.clip((row[order[0]] - row[order]) * MARGIN_SCALE, 0.0, 1.0)
+            others = tuple((self._names[int(j)], round(float(m), 4)) for j, m in zip(order[1:], behind[1:]) if m < OTHERS_WITHIN)
+            out.append((self._names[int(order[0])], float(behind[1]) if len(order) > 1 else 1.0, others))
+        return out
 
 
 def build_gallery(samples: list[tuple[str, np.ndarray]], name: str, source: str) -> TileGallery:
@@ -117,16 +141,19 @@ def build_gallery(samples: list[tuple[str, np.ndarray]], name: str, source: str)
     return TileGallery([lab for lab, _ in samples], np.stack([features(c) for _, c in samples]), name, source)
 
 
-def read_tiles(view: np.ndarray, px_per_mm: float, layout: dict, gallery: TileGallery | None = None) -> dict[str, tuple[str | None, float]]:
-    """{slot region id: (``"tile:side"`` or None for an empty slot, confidence)} for every ``tile_slot`` region."""
+def read_tiles(view: np.ndarray, px_per_mm: float, layout: dict, gallery: TileGallery | None = None) -> dict[str, TileRead]:
+    """{slot region id: ``TileRead``} for every ``tile_slot`` region (an empty slot reads as the value None)."""
     gallery = gallery or _default()
-    out: dict[str, tuple[str | None, float]] = {}
-    for r in layout["regions"]:
-        if r.get("kind") != "tile_slot":
-            continue
-        label, conf = gallery.classify(features(slot_crop(view, px_per_mm, r["polygon"])))
-        out[r["id"]] = (None if label == EMPTY else label, conf)
-    return out
+    slots = [r for r in layout["regions"] if r.get("kind") == "tile_slot"]
+    if not slots:
+        return {}
+    reads = gallery.classify_many(np.stack([features(slot_crop(view, px_per_mm, r["polygon"])) for r in slots]))
+
+    def value(label):
+        return None if label == EMPTY else label
+
+    return {r["id"]: TileRead(value(label), conf, tuple((value(o), m) for o, m in others))
+            for r, (label, conf, others) in zip(slots, reads)}
 
 
 _DEFAULT: list[TileGallery] = []

@@ -215,7 +215,7 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
             reg_kind_ok[kind][1] += 1
         if tiles is not None:  # each tile slot's tile and side is one decision
             truth_tiles, read = tiles
-            for rid, (val, _conf) in read.items():
+            for rid, (val, _conf, _others) in read.items():
                 if rid in hidden:
                     continue
                 want = truth_tiles.get(rid)
