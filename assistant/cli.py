@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+# numpy's BLAS would start threads of its own beside the 2 that OpenCV and onnxruntime are given; on 2 cores they
+# spin between calls and slow the next stage (``tablewatch bench pipeline``: detect 40 ms against 27, locate 38
+# against 28). The runtime's one large product, the tile reader's, takes 2 ms on one thread. Set before numpy loads.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from assistant.errors import UserError
 

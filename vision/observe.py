@@ -199,10 +199,10 @@ def colour_grey_pieces(detections, threshold: float) -> tuple[list, bool]:
 
 TILE_VIEW_PX_PER_MM = 2.0  # tile slots are rectified at the gallery's scale, whatever scale the detector reads the board at
 TILE_MIN_CAMERA_PX_PER_MM = 0.8  # below this the camera itself does not resolve a tile's name: tiles then come from the game's history
-# A read whose margin over the runner-up is below this stays unknown. On the six e2e games (camera at 0.85-1.2 px/mm;
-# see docs/pipeline.md), every 2nd settled frame: reads at 0.1 or more are 100 % right (3932 of 3932), reads in 0.04-0.1
-# 92 % (270 of 292) and weigh little in the tracker (a disagreement costs its confidence); below 0.04, 40 %.
-TILE_MIN_CONFIDENCE = 0.0
+# Every read goes out with its runner-ups (``Reading.others``), weak ones too: on the six e2e games (camera at
+# 0.85-1.2 px/mm, every 2nd settled frame) reads with a margin of 0.1 or more were 100 % right (3932 of 3932), weaker
+# ones 69 % (366 of 532), but the true tile was never more than 0.27 behind them, which the tracker weighs
+# (``assistant.tracker.TILE_EVIDENCE_CAP``); a weak read still says which tiles the slot does not hold.
 TALL_MERGE_MM = {"warrior_standing": 9.0}  # same-class detections closer than this are one tall piece
 
 
@@ -359,8 +359,7 @@ class Observer:
                 self.notes.append(f"village tile faces are not read: {exc}")
                 tiles = {}
             for slot, read in tiles.items():
-                # a tile read with a small margin over its runner-up is not a reading: it stays unknown
-                if slot in visible and read.confidence >= TILE_MIN_CONFIDENCE:
+                if slot in visible:
                     out[reading_key(name, slot, tile=True)] = Reading(read.value, round(float(read.confidence), 4), read.others)
         t3 = time.perf_counter()
         self.views[name] = BoardView(name, view, r, dets, self._t)

@@ -90,8 +90,10 @@ class TileGallery:
         self.vectors = np.asarray(vectors, np.float32)
         self.name = name
         self.source = source
-        self._label_ids = np.array([sorted(set(self.labels)).index(lab) for lab in self.labels])
         self._names = sorted(set(self.labels))
+        ids = np.array([self._names.index(lab) for lab in self.labels])
+        self._order = np.argsort(ids, kind="stable")  # samples grouped by label, for one reduceat per read
+        self._starts = np.searchsorted(ids[self._order], np.arange(len(self._names)))
 
     @classmethod
     def load(cls, name_or_path: str | Path = DEFAULT_GALLERY) -> "TileGallery":
@@ -124,9 +126,7 @@ class TileGallery:
         """For a stack of feature vectors, in one product with the gallery: (best label, its margin over the
         runner-up, ((label, margin behind the best), ...) for the labels within ``OTHERS_WITHIN``)."""
         sims = np.asarray(vecs, np.float32) @ self.vectors.T  # (n, samples)
-        best = np.full((len(sims), len(self._names)), -2.0, np.float32)
-        for j in range(len(self._names)):
-            best[:, j] = sims[:, self._label_ids == j].max(1)
+        best = np.maximum.reduceat(sims[:, self._order], self._starts, axis=1)  # (n, labels): each label's best sample
         out = []
         for row in best:
             order = np.argsort(-row)
