@@ -10,8 +10,8 @@ How an observation is explained (see docs/tracker.md):
    unknown, never empty. A disagreeing reading costs its confidence; one that disagrees exactly as an unsure
    reading tolerated before did (``misreadings``: a Home read one short) costs nothing, as it is no new
    evidence; between candidates otherwise alike, the one where such a misreading goes on wins. A tile face read
-   weakly costs what its runner-ups say of the expected tile (``TILE_EVIDENCE_CAP``). Score-track readings are ambiguous (only the
-   top disk of a stack shows): they agree when the colour seen is among the disks there
+   weakly costs what its runner-ups say of the expected tile (``TILE_EVIDENCE_CAP``). Score-track readings are
+   ambiguous (only the top disk of a stack shows): they agree when the colour seen is among the disks there
    (``view.score_reading_agrees``) and are kept in a separate cost, used to choose between candidates and to
    raise ``ScoreMismatch``, never to reject a move.
 2. A beam search over move sequences from the current state: at each node the legal moves
@@ -23,12 +23,14 @@ How an observation is explained (see docs/tracker.md):
    (``apply_edit``) stored with the moves; ``assistant.movelog`` says what a camera can tell of a move.
 3. The best node (lowest cost + score cost, then cost, then fewest moves) is accepted when its cost is below
    ``accept_cost`` and no disagreeing reading is confident (``alert_confidence``): one low-confidence wrong
-   reading does not raise an alert. A mid-turn observation is accepted as partial progress. When the best
+   reading does not raise an alert. A mid-turn observation is accepted as partial progress, without the moves at
+   its end that show nothing yet (``_without_unshown_tail``: a bare Mask draw may turn out a card played). When the best
    candidates differ in what the table would show and some boards were not read, the tracker waits for a later
    observation (at most ``MAX_DEFERRED_LOOKS`` looks; once for places that are never read), and that look
    searches on from the waiting candidates; otherwise it accepts the best and emits ``NeedsConfirmation``. A few
    sure disagreements in places the best moves do not touch (``_stubborn``: a piece put back wrong, a place the
-   camera keeps misreading) do not hold the moves back: they are accepted and those places stay an alert.
+   camera keeps misreading), or one place the moves touch read one piece off for ``MISCOUNT_LOOKS`` looks, do not
+   hold the moves back: they are accepted and those places stay an alert.
 4. Nothing explains it: first the last two looks that added moves are searched again from before them
    (``_try_backtrack``: a missed marker made another move look better then); then the difference is turned into
    the move it looks like (a new action marker -> ``Activate``, pieces that left one territory and appeared in
@@ -44,6 +46,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
+from assistant.movelog import observable
 from assistant.observation import Observation, split_key, split_reading_key
 from assistant.wendake import moves as M
 from assistant.wendake import rules
@@ -358,7 +361,7 @@ class Tracker:
         self._weighed.update({(k, r.value, r.confidence): dict(r.others) for k, r in obs.readings.items() if r.others})
         self._last_items = {k: v for k, v, _ in items}
         nodes = self._explain(self.state, items, self._deferred)
-        best = min(nodes, key=_Node.key)
+        best = self._without_unshown_tail(min(nodes, key=_Node.key), nodes)
         events: list[Event] = []
         self.stats["observations"] += 1
         ok = self._acceptable(best)
@@ -413,6 +416,23 @@ class Tracker:
                 return switched
             events += self._explain_failure(best, items)
         return events
+
+    def _without_unshown_tail(self, best: _Node, nodes: list[_Node]) -> _Node:
+        """``best`` without the moves at its end that show nothing on the table (a Mask Ceremony's draw with no
+        card played, a Tan with no beaver) while the turn goes on: the look has not seen them done, and the next
+        look may show them done another way (the card played on a space). The rank prefers a line that does every
+        printed action, which at a look in the middle of a turn would commit such a move too early. The shorter
+        line must be one the search reached, explaining the look exactly as well."""
+        k = len(best.moves)
+        while k and not isinstance(best.moves[k - 1], (M.EndTurn, M.Restore)) and observable(best.moves[k - 1], self.ed) is None:
+            k -= 1
+        if k in (0, len(best.moves)):
+            return best
+        for n in nodes:
+            if n.moves == best.moves[:k] and n.edits == tuple(e for e in best.edits if e[0] < k) \
+                    and abs(n.cost - best.cost) < 1e-9 and abs(n.score_cost - best.score_cost) < 1e-9:
+                return n
+        return best
 
     def _stubborn(self, best: _Node, items) -> list[tuple]:
         """The sure readings that keep ``best`` from being accepted, when they are few (at most ``STUBBORN_MAX``) and
@@ -1499,6 +1519,7 @@ class Tracker:
             return []  # row 0 is still empty: this player has not restored yet
         # faces named surely fix the order; a weak read only ranks the choices (``TILE_EVIDENCE_CAP``)
         read = {k: v.split(":")[0] for k, v in enumerate(seen) if isinstance(v, str)}
+        weak = any(k == f"{vb}/slot.{j}#tile" for k, _, c in items if c < TILE_NAMED for j in range(3))
         out = []
         options = [(None, None)]
         takes = [t for t in st.display if t is not None] + player.set_aside
@@ -1510,9 +1531,11 @@ class Tracker:
                 tiles.append(take)
             if Counter(read.values()) - Counter(tiles):
                 continue  # a tile read in row 0 that this choice does not lay out
-            # the new row in every order that agrees with the faces read; none read: one order, named later by the
-            # tiles activated there (``_tile_swaps``)
-            orders = [o for o in dict.fromkeys(itertools.permutations(tiles)) if all(o[k] == t for k, t in read.items())] if read else [tuple(tiles)]
+            # the new row in every order that agrees with the faces named (every order when faces were read only
+            # weakly: their runner-ups rank them); none read at all: one order, named later by the tiles activated
+            # there (``_tile_swaps``)
+            orders = [o for o in dict.fromkeys(itertools.permutations(tiles)) if all(o[k] == t for k, t in read.items())] \
+                if read or weak else [tuple(tiles)]
             out += [(M.Restore(aside, take, o), 0) for o in orders]
         return out
 

@@ -146,15 +146,15 @@ def test_hidden_card_edits_are_logged_and_replayed_on_resume(tmp_path):
 
 
 def test_switch_to_a_kept_alternative_is_logged_and_replayed_on_resume(tmp_path):
-    """A hidden score value guessed wrong shows later; the tracker switches to the line it kept alive
+    """A hidden thing guessed wrong shows later; the tracker switches to the line it kept alive
     (Correction "switch"), and a resumed game replays the switch to exactly the same state."""
     import random
 
-    states, moves = _game(seed=110, players=("Ann", "Bob"))
+    states, moves = _game(seed=119, players=("Ann", "Bob"))
     db = tmp_path / "s.sqlite"
-    s = GameSession.create(db, players=["Ann", "Bob"], seed=110)
+    s = GameSession.create(db, players=["Ann", "Bob"], seed=119)
     switched = None
-    rng = random.Random(12)  # the looks of tests/test_tracker.py's follow(2, 110, obs_seed=12): some mid-turn
+    rng = random.Random(12)  # the looks of tests/test_tracker.py's follow(2, 119, obs_seed=12): some mid-turn
     for i, move in enumerate(moves):
         if states[i + 1].year > 2:
             break
@@ -165,7 +165,7 @@ def test_switch_to_a_kept_alternative_is_logged_and_replayed_on_resume(tmp_path)
         if any(getattr(e, "action", None) == "switch" for e in events):
             switched = i
             break
-    assert switched is not None, "game 110 has a hidden guess that a later look shows to be wrong"
+    assert switched is not None, "game 119 has a hidden guess that a later look shows to be wrong"
     assert not s.tracker.alerts
     truth = states[switched + 1]
     assert [p.tracks for p in s.state.players] == [p.tracks for p in truth.players]
