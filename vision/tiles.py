@@ -8,8 +8,10 @@ tiles need a gallery made from photos of their own box (``build_gallery`` on rec
 labels). Game-neutral: any layout region of kind ``tile_slot`` is read. numpy + OpenCV only.
 
 Features are illumination-normalised: a 40 × 40 grey-level patch (zero mean, unit norm), a 4 × 4 grid of
-chroma means and a finer 96 × 24 patch of the name band, so a warmer light or a darker table does not change the label; the confidence of a read is the
-cosine margin between the best label and the best different label.
+chroma means and a finer 96 × 24 patch of the name band, so a warmer light or a darker table does not change the
+label. The confidence of a read is the cosine margin between the best label and the best different label; a read
+also lists its runner-ups with their margins (``TileRead.others``), so that a weak read (two tiles whose numbers
+differ by a digit) still says which tiles the slot does not hold.
 """
 
 from __future__ import annotations
