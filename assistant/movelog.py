@@ -8,6 +8,7 @@ no-op moves left out). Pure Python.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 
 from assistant.wendake import moves as M
@@ -83,7 +84,9 @@ def split_turns(moves) -> list[list]:
 
 
 def _game_json(state: State) -> dict:
-    d = state.to_json()
+    """The state's JSON, a copy: ``State.to_json`` shares the players' lists and dicts (resources, Long House,
+    tracks...) with the state, and a picture taken before a move must not change with it."""
+    d = copy.deepcopy(state.to_json())
     d.pop("turn", None)  # which printed actions are done: bookkeeping inside one turn
     return d
 

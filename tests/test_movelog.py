@@ -53,3 +53,24 @@ def test_turns_and_hidden_parameters():
     assert observable(M.MaskCeremony("deck")) is None  # a draw alone shows nothing
     assert turns_equal([seen, M.EndTurn()], [true, M.EndTurn()]) == (1, 1)
     assert turns_equal([M.EndTurn()], [true, M.EndTurn()]) == (0, 1)
+
+
+def test_moves_that_change_only_lists_and_counts_are_no_no_ops():
+    """Resources paid, a tile bought, natives sent home: a move that changes the game only inside the players'
+    lists and dicts is still a move. (``State.to_json`` shares those with the state: a picture taken before the
+    move that is not a copy changes with it, and every such move looked like a no-op.)"""
+    import copy
+
+    from assistant.wendake.generate import play_random_game
+
+    states, moves = [], []
+    play_random_game(["Ann", "Bob"], seed=1001, on_move=lambda s, m: (states.append(s.copy()), moves.append(m)))
+    changed = set()
+    for i, m in enumerate(moves):
+        before, after = copy.deepcopy(states[i].to_json()), copy.deepcopy((states[i + 1] if i + 1 < len(states) else states[i]).to_json())
+        before.pop("turn"), after.pop("turn")
+        if before != after:
+            changed.add(i)
+    noops = noop_moves(states[0], moves)
+    assert not noops & changed
+    assert any(isinstance(moves[i], M.Trade) and moves[i].purchases for i in changed)

@@ -326,9 +326,10 @@ def test_twenty_full_games(noisy):
     assert t["games"] == 20
     assert t["alerts"] <= 1, t  # target met: at most 1 false alert in 20 legal games
     # Not met yet (docs/tracker.md): equal >= 19. Until then this guards the figures measured (perfect: 20 followed
-    # to the end, 14 equal; noisy: 19 and 13) against regressions.
+    # to the end, 13 equal; noisy: 19 and 12; 14 and 13 before the comparison's no-op filter stopped leaving out
+    # moves that change only the players' lists and counts) against regressions.
     assert t["followed"] >= (19 if noisy else 20), t
-    assert t["equal"] >= (13 if noisy else 14), t
+    assert t["equal"] >= (12 if noisy else 13), t
 
 
 def test_a_purchase_that_looked_like_another_tile_can_be_named_by_its_use():
