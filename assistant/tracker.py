@@ -823,11 +823,9 @@ class Tracker:
         for key, value, conf in items:
             if key not in node.exp or is_score_key(key):
                 continue
-            if node.exp[key] == value:
-                self.misreadings.pop(key, None)
-            elif conf < self.alert_confidence:
+            if node.exp[key] != value and conf < self.alert_confidence:
                 self.misreadings[key] = reading_error(value, node.exp[key])
-            else:
+            else:  # reads right again, or a sure disagreement (an alert, not a misreading)
                 self.misreadings.pop(key, None)
 
     def _differing(self, node: _Node, items, min_conf: float = 0.0) -> list[tuple[str, object, float]]:
@@ -1143,16 +1141,13 @@ class Tracker:
         be another of the row's (a Restore lays the new row out in an order the camera may not have read)."""
         if slot >= 3:
             return []
-        vb = village_board(p)
-        sure = {k for k, v, c in items if k.endswith("#tile") and v is not None and c >= self.alert_confidence}
-        if f"{vb}/slot.{slot}#tile" in sure:
-            return []
+        sure = {k for k, (v, c) in _row0_tiles(p, items).items() if v is not None and c >= self.alert_confidence}
         pl = st.players[p]
-        if pl.grid[slot] is None:
+        if slot in sure or pl.grid[slot] is None:
             return []
         return [{"op": "swap_tiles", "player": p, "a": slot, "b": o} for o in range(3)
                 if o != slot and o not in pl.markers and pl.grid[o] is not None
-                and f"{vb}/slot.{o}#tile" not in sure and pl.grid[o].tile != pl.grid[slot].tile]
+                and o not in sure and pl.grid[o].tile != pl.grid[slot].tile]
 
     def _ritual_uses(self, st: State, p: int, m: M.Ritual, open_keys) -> list:
         out = []
@@ -1512,14 +1507,13 @@ class Tracker:
     def _restore_candidates(self, st: State, items) -> list:
         p = st.current
         player = st.players[p]
-        vb = village_board(p)
-        named = {k: v for k, v, c in items if c >= TILE_NAMED}
-        seen = [named.get(f"{vb}/slot.{k}#tile") for k in range(3)]
-        if all(f"{vb}/slot.{k}#tile" in named and seen[k] is None for k in range(3)):
+        row0 = _row0_tiles(p, items)
+        named = {k: v for k, (v, c) in row0.items() if c >= TILE_NAMED}
+        if len(named) == 3 and all(v is None for v in named.values()):
             return []  # row 0 is still empty: this player has not restored yet
         # faces named surely fix the order; a weak read only ranks the choices (``TILE_EVIDENCE_CAP``)
-        read = {k: v.split(":")[0] for k, v in enumerate(seen) if isinstance(v, str)}
-        weak = any(k == f"{vb}/slot.{j}#tile" for k, _, c in items if c < TILE_NAMED for j in range(3))
+        read = {k: v.split(":")[0] for k, v in named.items() if isinstance(v, str)}
+        weak = any(c < TILE_NAMED for _, c in row0.values())
         out = []
         options = [(None, None)]
         takes = [t for t in st.display if t is not None] + player.set_aside
@@ -1755,6 +1749,13 @@ class Tracker:
         if not steps:
             return None
         return M.Move(tuple(steps))
+
+
+def _row0_tiles(p: int, items) -> dict[int, tuple]:
+    """{slot 0..2: (value, confidence)} of the ``#tile`` readings of player p's village row 0 (the new row a Restore
+    lays out)."""
+    keys = {f"{village_board(p)}/slot.{k}#tile": k for k in range(3)}
+    return {keys[k]: (v, c) for k, v, c in items if k in keys}
 
 
 def reading_error(value, expected):

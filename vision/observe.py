@@ -7,8 +7,8 @@ rule for when an Observation is emitted.
 Per frame:
 1. **locate**: markers once for the frame (remembered from the last full search while the picture around every
    marker is unchanged: ``vision.markers.MarkerMemory``), each board fitted (``vision.locate``), smoothed and
-   move-flagged by ``vision.tracker.BoardTracker``. A board not found is read with its last pose only while its markers are
-   covered and its view has not changed (``vision.settle``).
+   move-flagged by ``vision.tracker.BoardTracker``. A board not found is read with its last pose only while its
+   markers are covered and its view has not changed (``vision.settle``).
 2. **settle**: each board's low-res rectified view goes through ``vision.settle.Settler``; a board with a hand,
    a foreign object or motion over it is not read (its reason lands in ``boards_unread``).
 3. **rectify + detect**: a settled board whose view changed since its last read is rectified at a whole multiple

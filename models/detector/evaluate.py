@@ -7,7 +7,8 @@ pieces under the generator's hands. The pieces scored are those the live pipelin
 detector at each board's input scale plus the corrections of ``vision.observe``); a disk lying under another disk
 is neither a target nor a decision (no camera sees it; the tracker knows it from history). Prints per-class
 recall / precision (matched within 8 mm), per-region accuracy after assignment to the layout (``vision.assign``;
-regions a hand or an occluder covers are left out) and whole-board exact: the share of scenes with no wrong decision on any board free of hands and occluders.
+regions a hand or an occluder covers are left out) and whole-board exact: the share of scenes with no wrong
+decision on any board free of hands and occluders.
 Every board in view is scored (map, village boards, score tracks, mask board); tile slots are read by
 ``vision.tiles``. Runtime path only (onnxruntime)."""
 
