@@ -21,12 +21,14 @@ Per frame:
    are rectified again at the tile gallery's scale (``TILE_VIEW_PX_PER_MM``), whatever scale the detector reads the
    board at, as long as the camera itself resolves a tile's name (``TILE_MIN_CAMERA_PX_PER_MM``).
 
-Three corrections between the detector and the regions (``read_board``): a piece whose class cannot lie in its
+Four corrections between the detector and the regions (``read_board``): a piece whose class cannot lie in its
 region takes the likeliest class that can (``vision.assign.fit_classes``: a standing warrior on a tile slot is an
-action marker); a standing warrior found twice (its base
-and, off-centre, its head a few mm away) is one piece (``merge_tall_duplicates``); a piece lying grey side up shows
-no colour, so on a board whose coloured pieces are all one player's (a village board) it takes that colour
-(``colour_grey_pieces``), with its region's confidence capped at ``OWNER_CONFIDENCE``.
+action marker); a standing warrior found twice (its base and, off-centre, its head a few mm away) is one piece
+(``merge_tall_duplicates``); a piece lying grey side up shows no colour, so on a board whose coloured pieces are
+all one player's (a village board) it takes that colour (``colour_grey_pieces``), with its region's confidence
+capped at ``OWNER_CONFIDENCE``; and a woman or hunter lying grey side up (``READ_SIDES``) is read again from its
+printed face (``vision.tokens.reread_tokens``, rectified at the token gallery's scale when the camera gives at
+least ``TOKEN_MIN_CAMERA_PX_PER_MM``): on that side they differ only by a few mm of ink.
 
 Confidence per reading: the lowest detector score among the region's pieces, lowered by near-miss detections
 (score between ``low_threshold`` and the card's threshold) in the region and by pieces lying on the region's
@@ -48,6 +50,8 @@ from assistant.errors import UserError
 from assistant.observation import Observation, Reading, piece_key, pieces, reading_key
 from vision import settle as S
 from vision.assign import fit_classes, region_pieces
+from vision.tokens import READ_SIDES, TOKEN_MIN_CAMERA_PX_PER_MM, reread_tokens
+from vision.tokens import load_default as load_token_gallery
 
 OCCUPIED_KINDS = ("productive_area",)
 SKIP_KINDS = ("colour_spot",)  # calibration spots are not game regions
@@ -271,8 +275,18 @@ class Observer:
         self._t = 0.0
         self._maps = None
         self.notes: list[str] = []
+        self.tokens = self._token_gallery()
         if self.read_tiles is None and any(r.tile_slots for r in self.readers.values()):
             self.notes.append("vision.tiles is not installed yet: village tile faces are not read (no '#tile' readings).")
+
+    def _token_gallery(self):
+        """The token gallery (``vision.tokens``), or None with a note when it cannot be loaded: the detector's
+        woman / hunter classes then stand as detected."""
+        try:
+            return load_token_gallery()
+        except UserError as exc:
+            self.notes.append(f"token faces are not read again: {exc}")
+            return None
 
     @staticmethod
     def _art(layouts, px_per_mm: float) -> dict:
@@ -346,10 +360,12 @@ class Observer:
         dets = self.detector.detect(view, r, threshold=self.low_threshold)
         dets = fit_classes(dets, reader.region_of, reader.index.kind, reader.allowed, self.detector.card["classes"])
         dets, _ = colour_grey_pieces(merge_tall_duplicates(dets), self.threshold)
+        cam = loc.px_per_mm if loc is not None and loc.px_per_mm is not None else r
+        if self.tokens is not None and cam >= TOKEN_MIN_CAMERA_PX_PER_MM:
+            dets, _ = reread_tokens(self.tokens, image, H, dets, READ_SIDES)
         t2 = time.perf_counter()
         visible = reader.visible_regions(H, (image.shape[1], image.shape[0]))
         out = reader.readings(dets, self.threshold, visible, self._quality(loc))
-        cam = loc.px_per_mm if loc is not None and loc.px_per_mm is not None else r
         if self.read_tiles is not None and reader.tile_slots and cam >= TILE_MIN_CAMERA_PX_PER_MM:
             try:
                 tr = max(r, TILE_VIEW_PX_PER_MM)

@@ -10,7 +10,7 @@ recall / precision (matched within 8 mm), per-region accuracy after assignment t
 regions a hand or an occluder covers are left out) and whole-board exact: the share of scenes with no wrong
 decision on any board free of hands and occluders.
 Every board in view is scored (map, village boards, score tracks, mask board); tile slots are read by
-``vision.tiles``. Runtime path only (onnxruntime)."""
+``vision.tiles``, grey-side women and hunters read again by ``vision.tokens``. Runtime path only (onnxruntime)."""
 
 from __future__ import annotations
 
@@ -98,7 +98,9 @@ def _render(args):
 
             truth = {t["slot"]: f"{t['tile']}:{t['side']}" for t in board["tiles"]}
             tiles = (truth, read_tiles(native, r0, _layout(rect["board"])))  # tiles are read at the view's own scale
-        out.append((view, px_per_mm, rect, board.get("hand_regions") or [], mask, outside, tiles))
+        # grey tokens are read again from the view's own scale too (a village board's Long House)
+        close = (native, r0) if any(r.get("kind") == "long_house" for r in _layout(rect["board"])["regions"]) else None
+        out.append((view, px_per_mm, rect, board.get("hand_regions") or [], mask, outside, tiles, close))
     return out
 
 
@@ -114,17 +116,23 @@ def region_kind(board: str, rid: str, idx) -> str:
     return f"{family} {kind}"
 
 
-def read_pieces(det, view, r: float, index) -> list:
+def read_pieces(det, view, r: float, index, close=None) -> list:
     """The pieces the live pipeline reads on a view (``index``: its board's ``vision.assign.RegionIndex``): the
-    detector's, each with a class its region can hold, a standing warrior seen twice merged and grey-side pieces on
-    a one-player board given its owner's colour (``vision.observe``'s corrections)."""
+    detector's, each with a class its region can hold, a standing warrior seen twice merged, grey-side pieces on
+    a one-player board given its owner's colour and grey-side women and hunters read again from their printed face
+    in ``close`` ((the view at a finer scale, its px/mm), when given) (``vision.observe``'s corrections)."""
     from vision.assign import fit_classes, region_pieces
     from vision.observe import colour_grey_pieces, merge_tall_duplicates
+    from vision.tokens import READ_SIDES, load_default, reread_tokens
 
     thr = float(det.card.get("threshold", 0.3))
     dets = fit_classes(det.detect(view, r, threshold=thr), index.region_of, index.kind, region_pieces(index.layout.get("game")),
                        det.card["classes"])
-    return colour_grey_pieces(merge_tall_duplicates([p for p in dets if p.score >= thr]), thr)[0]
+    pieces = colour_grey_pieces(merge_tall_duplicates([p for p in dets if p.score >= thr]), thr)[0]
+    if close is not None:
+        fine, s = close
+        pieces = reread_tokens(load_default(), fine, np.array([[s, 0, -0.5], [0, s, -0.5], [0, 0, 1.0]]), pieces, READ_SIDES)[0]
+    return pieces
 
 
 def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bool = True) -> int:
@@ -173,7 +181,7 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
         sys.stderr.write(f"\r{k}/{n} scenes  {k / (time.perf_counter() - t0):.1f}/s ")
         sys.stderr.flush()
 
-    def score_view(view, r, rect, hand_regions, mask, outside, tiles):
+    def score_view(view, r, rect, hand_regions, mask, outside, tiles, close):
         """(wrong decisions, whether the board was free of hands and occluders) for one board view."""
         nonlocal reg_ok, reg_n, piece_ok, piece_n
         wrong_tiles = 0
@@ -181,7 +189,7 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
             indexes[rect["board"]] = RegionIndex(load_builtin(rect["board"]))
         idx = indexes[rect["board"]]
         t1 = time.perf_counter()
-        pieces = read_pieces(det, view, r, idx)
+        pieces = read_pieces(det, view, r, idx, close)
         net_ms.append(1000 * (time.perf_counter() - t1))
         gts = gt_from_rect(rect)
         for g in gts:  # hidden by an added occluder
