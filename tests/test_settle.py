@@ -129,3 +129,24 @@ def test_a_still_token_across_the_edge_is_read_after_a_while_an_arm_never():
     for t, view in ((0.0, v), (6.0, v), (8.0, moved), (12.0, moved)):
         r = st2.update("b", view, t)
     assert r.reason == S.HAND  # the clock started again when it changed
+
+
+def test_a_piece_sized_token_at_the_edge_is_read_after_three_seconds():
+    """A skin-coloured token put down at the board's edge (a swap token) looks like a fingertip, and before it the
+    later moves of a game waited 10 s behind it. A blob no bigger than a piece (``piece_mm2``) that stays the same
+    for ``piece_accept_s`` (3 s) is read, with a warning; a larger one still waits ``hand_accept_s``."""
+    v = board()
+    cv2.rectangle(v, (186, 136), (199, 149), SKIN, -1)  # 28 x 28 mm at the corner
+    st = S.Settler()
+    for t in (0.0, 0.5, 2.5):
+        r = st.update("b", v, t)
+        assert r.reason == S.HAND and r.blob_mm2 <= st.config.piece_mm2
+    r = st.update("b", v, 3.1)
+    assert r.settled and any("skin-coloured" in w for w in r.warnings)
+    big = board()
+    cv2.rectangle(big, (180, 125), (199, 149), SKIN, -1)  # 40 x 50 mm: fingers, maybe
+    st = S.Settler()
+    for t in (0.0, 3.1, 9.5):
+        r = st.update("b", big, t)
+        assert r.reason == S.HAND and st.config.piece_mm2 < r.blob_mm2 <= st.config.hand_accept_mm2
+    assert st.update("b", big, 10.5).settled

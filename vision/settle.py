@@ -11,9 +11,10 @@ Tests, in order, each giving the reason a board is left unread:
 - ``hand``: a large skin-coloured blob reaching in from the board's edge (arms come from outside the board), or
   a very large one anywhere; skin test in YCrCb, counting only pixels that changed since the last settled view
   and are not skin-coloured in the printed art, so orange fields, red pieces or cream tiles do not trigger it.
-  A small blob (fingers' size) that stays exactly the same for ``hand_accept_s`` is a piece lying across the
-  edge, not a hand: the board is read (with a warning); without this a board never read before (no settled view
-  to compare with) would wait for ever behind a wooden token at its corner;
+  A small blob (fingers' size) that stays exactly the same for ``hand_accept_s`` (10 s; ``piece_accept_s``, 3 s,
+  when it is no bigger than a game piece) is a piece lying across the edge, not a hand: the board is read (with a
+  warning); without this a board never read before (no settled view to compare with) would wait for ever behind a
+  wooden token at its corner, and a skin-coloured token put down at the edge would hold every later move back;
 - ``foreign object``: a large non-skin blob that differs from the last settled view (a sleeve, a cup). One that
   stays still for ``foreign_accept_s`` is accepted as part of the table (with a warning);
 - ``motion``: the view changed since the previous frame, or it has not been still for ``still_s`` yet.
@@ -51,6 +52,8 @@ class SettleConfig:
     foreign_accept_s: float = 5.0  # a still foreign object is accepted after this long
     hand_accept_s: float = 10.0  # a small skin-coloured blob at the edge, unchanged this long, is a piece, not a hand
     hand_accept_mm2: float = 3000.0  # ... when it is at most this big (fingers; an arm reaching in is larger)
+    piece_accept_s: float = 3.0  # ... and after this long when it is no bigger than a game piece (``piece_mm2``)
+    piece_mm2: float = 800.0  # a swap or beaver token with its shadow and blur (552 mm2 in the e2e game 3p s1002)
     covered_match: float = 0.9  # view-to-last-settled correlation needed to read a board whose markers are covered
 
 
@@ -211,7 +214,8 @@ class Settler:
             if not same or st.hand_since is None:  # pieces may move elsewhere on the board meanwhile
                 st.hand_since = t
             st.hand_mm2 = big
-            if big > c.hand_accept_mm2 or t - st.hand_since < c.hand_accept_s:
+            wait = c.piece_accept_s if big <= c.piece_mm2 else c.hand_accept_s
+            if big > c.hand_accept_mm2 or t - st.hand_since < wait:
                 st.foreign_since = None
                 return BoardSettle(board, False, HAND, still, changed, blob_mm2=big)
             warnings.append(f"something skin-coloured ({big:.0f} mm²) has lain still at the edge of {board} for "
