@@ -361,7 +361,10 @@ class Tracker:
         self._weighed.update({(k, r.value, r.confidence): dict(r.others) for k, r in obs.readings.items() if r.others})
         self._last_items = {k: v for k, v, _ in items}
         nodes = self._explain(self.state, items, self._deferred)
-        best = self._without_unshown_tail(min(nodes, key=_Node.key), nodes)
+        # a line the table's pieces accept goes before one that fits the score disks better but leaves a sure
+        # reading unexplained: a disk put on the wrong space is a ScoreMismatch, not a reason to doubt the pieces
+        acceptable = [n for n in nodes if self._acceptable(n)]
+        best = self._without_unshown_tail(min(acceptable or nodes, key=_Node.key), nodes)
         events: list[Event] = []
         self.stats["observations"] += 1
         ok = self._acceptable(best)
