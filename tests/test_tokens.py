@@ -98,3 +98,12 @@ def test_an_observer_without_a_token_gallery_says_so_and_goes_on(monkeypatch):
     ob = O.Observer([lay.resolve("wendake-village-1")])
     assert ob.tokens is None
     assert any("token faces are not read again" in n and "models.tokens_gallery" in n for n in ob.notes)
+
+
+def test_the_committed_gallery_is_what_the_builder_draws(tmp_path):
+    from models.tokens_gallery import build
+
+    build(tmp_path / "again.npz")
+    again, committed = T.TokenGallery.load(tmp_path / "again.npz"), T.load_default()
+    assert again.labels == committed.labels and again.px_per_mm == committed.px_per_mm
+    assert np.abs(again.templates - committed.templates).max() < 0.5
