@@ -48,6 +48,34 @@ def test_regions_outside_the_picture_are_not_read():
     assert set(out) == {f"wendake-map-2p/{rid}" for rid in vis}
 
 
+def test_regions_in_an_undistorted_frames_black_border_are_not_read():
+    """Lens correction leaves black, unseen borders inside the frame: a region there (e2e game 3p s2: the score
+    track's space 0, where the disks start) was read as empty and gave a false ScoreMismatch. The Observer keeps
+    the mask of seen pixels with its undistortion maps; a region with a corner or side there is not read."""
+    import cv2
+
+    m = lay.load_builtin("wendake-map-2p")
+    r = RegionReader(m)
+    H = np.array([[1.65, 0, -60], [0, 1.65, 100], [0, 0, 1]])  # every region inside the 1200 x 900 frame, some near its left edge
+    everything = r.visible_regions(H, (1200, 900))
+    assert everything == set(r.region_ids)
+    K = np.array([[900.0, 0, 600], [0, 900.0, 450], [0, 0, 1]])
+    ob = Observer([m], camera=(K, np.array([0.25, 0.0, 0, 0, 0])))  # strong pincushion: undistorting shrinks the picture
+    frame = ob.undistort(np.full((900, 1200, 3), 128, np.uint8))
+    seen = ob._seen_mask(frame)
+    assert seen is not None and not seen[:, :40].all() and seen[450, 600]
+    assert (frame[seen == 0] < 128).any()  # the black border, where no lens pixel maps
+    vis = r.visible_regions(H, (1200, 900), seen)
+    assert vis and vis < everything
+    from vision.locate import apply_h
+
+    for rid in everything - vis:  # each left out has a corner or a side's middle on an unseen pixel
+        p = np.asarray(r.polygons[rid], float)
+        q = np.round(apply_h(H, np.concatenate([p, (p + np.roll(p, -1, axis=0)) / 2]))).astype(int)
+        assert not seen[q[:, 1], q[:, 0]].all()
+    assert cv2.countNonZero(seen) < 1200 * 900
+
+
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory):
     from models.synth.recording import RecordingOptions, render_game

@@ -16,7 +16,8 @@ Per frame:
    detector (``vision.detect.Detector``); unchanged boards reuse their last readings.
 4. **assign**: one reading per region (``"<board>/<region>"``): productive areas -> their occupant (one piece);
    every other region -> the pieces standing in it (a stack shows as one piece, hidden disks are not counted).
-   Regions partly outside the picture are not read at all (an absent key is "not read", never "empty"). Tile
+   Regions partly outside the picture, or on the black border that lens correction leaves inside it, are not read
+   at all (an absent key is "not read", never "empty"). Tile
    slots also get ``"#tile"`` readings from ``vision.tiles.read_tiles`` when that module is installed: the slots
    are rectified again at the tile gallery's scale (``TILE_VIEW_PX_PER_MM``), whatever scale the detector reads the
    board at, as long as the camera itself resolves a tile's name (``TILE_MIN_CAMERA_PX_PER_MM``).
@@ -128,16 +129,22 @@ class RegionReader:
             out[reading_key(self.board, rid)] = Reading(pieces(counts[rid]), round(float(conf[rid]), 4))
         return out
 
-    def visible_regions(self, H, frame_wh) -> set[str]:
-        """Regions whose whole polygon projects inside the frame (board mm -> px with H)."""
+    def visible_regions(self, H, frame_wh, valid=None) -> set[str]:
+        """Regions whose whole polygon projects inside the frame (board mm -> px with H): its corners and the
+        middles of its sides, and, with ``valid`` (uint8 mask of the frame's pixels the camera saw: an undistorted
+        frame has black borders where no lens pixel maps), on seen pixels."""
         from vision.locate import apply_h
 
         w, h = frame_wh
         out = set()
         for rid, poly in self.polygons.items():
-            q = apply_h(H, poly)
-            if (q[:, 0] >= 0).all() and (q[:, 1] >= 0).all() and (q[:, 0] <= w - 1).all() and (q[:, 1] <= h - 1).all():
-                out.add(rid)
+            p = np.asarray(poly, float)
+            q = apply_h(H, np.concatenate([p, (p + np.roll(p, -1, axis=0)) / 2]))
+            if not ((q[:, 0] >= 0).all() and (q[:, 1] >= 0).all() and (q[:, 0] <= w - 1).all() and (q[:, 1] <= h - 1).all()):
+                continue
+            if valid is not None and not valid[np.round(q[:, 1]).astype(int), np.round(q[:, 0]).astype(int)].all():
+                continue
+            out.add(rid)
         return out
 
 
@@ -314,8 +321,15 @@ class Observer:
         if self._maps is None or self._maps[0] != (w, h):
             K, dist = self.camera
             m1, m2 = cv2.initUndistortRectifyMap(K, dist, None, K, (w, h), cv2.CV_16SC2)
-            self._maps = ((w, h), m1, m2)
+            seen = cv2.remap(np.full((h, w), 255, np.uint8), m1, m2, cv2.INTER_NEAREST, borderValue=0)
+            seen = cv2.erode(seen, np.ones((5, 5), np.uint8))  # the border's blend with black is not seen either
+            self._maps = ((w, h), m1, m2, seen)
         return cv2.remap(image, self._maps[1], self._maps[2], cv2.INTER_LINEAR)
+
+    def _seen_mask(self, image):
+        """The pixels of an undistorted frame that the camera saw (None without lens correction)."""
+        h, w = image.shape[:2]
+        return self._maps[3] if self._maps is not None and self._maps[0] == (w, h) else None
 
     def _last_pose_in_view(self, name: str, H_last: dict, frame_wh) -> bool:
         from vision.locate import apply_h
@@ -364,7 +378,7 @@ class Observer:
         if self.tokens is not None and cam >= TOKEN_MIN_CAMERA_PX_PER_MM:
             dets, _ = reread_tokens(self.tokens, image, H, dets, READ_SIDES)
         t2 = time.perf_counter()
-        visible = reader.visible_regions(H, (image.shape[1], image.shape[0]))
+        visible = reader.visible_regions(H, (image.shape[1], image.shape[0]), self._seen_mask(image))
         out = reader.readings(dets, self.threshold, visible, self._quality(loc))
         if self.read_tiles is not None and reader.tile_slots and cam >= TILE_MIN_CAMERA_PX_PER_MM:
             try:
