@@ -208,6 +208,15 @@ def locate(frame, layouts: list[dict], camera=None, last: dict | None = None, lo
     return [locate_board(lay, markers, frame.shape, camera, last.get(lay["name"]), frame) for lay in layouts]
 
 
+def view_matrix(px_per_mm: float, origin=(0.0, 0.0)):
+    """Board mm -> pixels of a top-down view at ``px_per_mm`` whose pixel (0, 0) covers board mm ``origin``:
+    output pixel i covers board mm [i, i + 1) / px_per_mm from the origin (pixel centres at i + 0.5)."""
+    import numpy as np
+
+    x0, y0 = origin
+    return np.array([[px_per_mm, 0.0, -px_per_mm * x0 - 0.5], [0.0, px_per_mm, -px_per_mm * y0 - 0.5], [0.0, 0.0, 1.0]])
+
+
 def rectify(frame, H, layout: dict, px_per_mm: float = 2.0, camera=None):
     """The board seen from straight above: an image of size_mm * px_per_mm, board mm (x, y) at pixel
     (x, y) * px_per_mm. With a camera the frame is undistorted first."""
@@ -218,7 +227,5 @@ def rectify(frame, H, layout: dict, px_per_mm: float = 2.0, camera=None):
         K, dist = camera
         frame = cv2.undistort(frame, K, dist)
     w, h = layout["size_mm"]
-    S = np.diag([px_per_mm, px_per_mm, 1.0])
-    S[0, 2] = S[1, 2] = -0.5  # pixel centres: output pixel i covers board mm [i, i + 1) / px_per_mm
-    M = S @ np.linalg.inv(np.asarray(H, np.float64))
+    M = view_matrix(px_per_mm) @ np.linalg.inv(np.asarray(H, np.float64))
     return cv2.warpPerspective(frame, M, (round(w * px_per_mm), round(h * px_per_mm)), flags=cv2.INTER_AREA if px_per_mm < 1 else cv2.INTER_LINEAR)

@@ -111,10 +111,10 @@ def token_patch(image: np.ndarray, H, x_mm: float, y_mm: float, px_per_mm: float
     ``px_per_mm`` (``H``: board mm -> image pixels, as ``vision.locate.rectify`` takes it)."""
     import cv2
 
+    from vision.locate import view_matrix
+
     n = int(round(2 * half_mm * px_per_mm))
-    x0, y0 = x_mm - half_mm, y_mm - half_mm
-    A = np.array([[px_per_mm, 0, -px_per_mm * x0 - 0.5], [0, px_per_mm, -px_per_mm * y0 - 0.5], [0, 0, 1]])
-    M = A @ np.linalg.inv(np.asarray(H, np.float64))
+    M = view_matrix(px_per_mm, (x_mm - half_mm, y_mm - half_mm)) @ np.linalg.inv(np.asarray(H, np.float64))
     patch = cv2.warpPerspective(image, M, (n, n), flags=cv2.INTER_LINEAR)
     return cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch
 

@@ -123,6 +123,7 @@ def read_pieces(det, view, r: float, index, close=None) -> list:
     in ``close`` ((the view at a finer scale, its px/mm), when given) (``vision.observe``'s corrections)."""
     from vision.assign import fit_classes, region_pieces
     from vision.observe import colour_grey_pieces, merge_tall_duplicates
+    from vision.locate import view_matrix
     from vision.tokens import READ_SIDES, load_default, reread_tokens
 
     thr = float(det.card.get("threshold", 0.3))
@@ -131,7 +132,7 @@ def read_pieces(det, view, r: float, index, close=None) -> list:
     pieces = colour_grey_pieces(merge_tall_duplicates([p for p in dets if p.score >= thr]), thr)[0]
     if close is not None:
         fine, s = close
-        pieces = reread_tokens(load_default(), fine, np.array([[s, 0, -0.5], [0, s, -0.5], [0, 0, 1.0]]), pieces, READ_SIDES)[0]
+        pieces = reread_tokens(load_default(), fine, view_matrix(s), pieces, READ_SIDES)[0]  # the fine view is the image here
     return pieces
 
 
