@@ -455,8 +455,7 @@ class Tracker:
         touched = [(k, reading_error(v, best.exp.get(k))) for k, v, _ in sure if before.get(k) != best.exp.get(k)]
         if not touched:
             return sure
-        one_off = len(touched) == 1 and isinstance(touched[0][1], frozenset) and len(touched[0][1]) == 1 \
-            and abs(next(iter(touched[0][1]))[1]) == 1
+        one_off = len(touched) == 1 and _one_piece_off(touched[0][1])
         seen, looks = self._miscount
         self._miscount = (touched[0], looks + 1 if seen == touched[0] else 1) if one_off else (None, 0)
         return sure if one_off and self._miscount[1] >= MISCOUNT_LOOKS else []
@@ -548,8 +547,11 @@ class Tracker:
         """Replace the committed moves from ``at`` on by ``moves`` (a ``Correction("switch")``: the log stays
         append-only and a resumed game replays the switch)."""
         removed = self.moves[at:]
+        kept = [look for look in self._looks if look[0] < at]  # looks before ``at`` were explained by moves kept
         self._relog(len(removed), moves, edits)
         self._rebuild()
+        if moves:
+            self._looks = (kept + [(at, items)])[-BACKTRACK_LOOKS:]
         self._forget()
         self.last_candidates = []
         self.stats["switches"] += 1
@@ -585,11 +587,22 @@ class Tracker:
         states, _ = self._line_states(base, node, validate=False)
         i = 0
         for items in looks:
-            while i < len(states) and not self._acceptable(self._node(states[i], (), items, 0)):
+            while i < len(states) and not self._near(self._node(states[i], (), items, 0), items):
                 i += 1
             if i == len(states):
                 return False
         return True
+
+    def _near(self, node: _Node, items) -> bool:
+        """Whether ``node`` explains a past look within its noise: acceptable, or off only by one sure reading
+        one piece short or over (four fish lying close, read as three), the rest unsure and few. A look accepted
+        on such a miscount may have been explained by a wrong move (a fish read short taken for one paid)."""
+        if self._acceptable(node):
+            return True
+        diffs = self._differing(node, items)
+        sure = [(k, v) for k, v, c in diffs if c >= self.alert_confidence]
+        return len(sure) == 1 and _one_piece_off(reading_error(sure[0][1], node.exp.get(sure[0][0]))) \
+            and sum(c for _, _, c in diffs if c < self.alert_confidence) < self.accept_cost
 
     def _relog(self, k: int, moves: list, edits=()) -> None:
         """The move log only (no state): take back the last ``k`` moves (whole groups) and add ``moves`` as one
@@ -1769,6 +1782,11 @@ def reading_error(value, expected):
         diff.subtract(Counter(dict(expected)))
         return frozenset((k, n) for k, n in diff.items() if n)
     return (value, expected)
+
+
+def _one_piece_off(error) -> bool:
+    """Whether a ``reading_error`` is one piece of one kind too many or too few."""
+    return isinstance(error, frozenset) and len(error) == 1 and abs(next(iter(error))[1]) == 1
 
 
 def _colours_of(value) -> set[str]:

@@ -614,3 +614,28 @@ def test_an_action_that_shows_nothing_yet_waits_for_the_next_look():
     true = moves[:mask + 1]
     exact, turns = turns_equal(tracker.moves, true, noop_moves(tracker.initial, tracker.moves, tracker.edits), noop_moves(states[0], true))
     assert exact == turns
+
+
+def test_a_look_explained_wrongly_through_a_fish_read_short_is_reread():
+    """Game 10 (2 players), the first turn: Activate a Trade tile, then Trade a leather and a fish for points
+    (W-ACT-10). The look after the Activate reads the player's fish one short, surely (0.66): a Trade paying that
+    fish for a point explains it best (the score disk disagreeing is a ScoreMismatch). The next look shows the true
+    Trade done, which nothing explains from there. Searching again from before the first look finds the true line;
+    it explains that look too, but for the one fish read short, which is within a look's noise. The tracker
+    switches and the table is in sync again; before, the turn stayed TableOutOfSync (and in a whole e2e game,
+    every turn after it)."""
+    states, moves = record(2, 10)
+    assert isinstance(moves[0], M.Activate) and isinstance(moves[1], M.Trade) and "fish" in moves[1].points
+    end = next(k for k, m in enumerate(moves) if isinstance(m, (M.EndTurn, M.Restore)))
+    tracker = Tracker(conceal(new_game(NAMES[:2], seed=10)))
+    first = observation(states[1], 0)
+    key = f"{village_board(states[1].current)}/resource.fish"
+    ((kind, n),) = first.readings[key].value
+    first.readings[key] = Reading(((kind, n - 1),) if n > 1 else (), 0.66)
+    took = [m["type"] for e in tracker.observe(first) if isinstance(e, MoveRecognized) for m in e.moves]
+    assert took == ["activate", "trade"]  # the wrong reading of the first look
+    second = tracker.observe(observation(states[end + 1], end))
+    assert [e.action for e in second if e.kind == "Correction"] == ["switch"]
+    assert not any(isinstance(e, ALERTS) for e in second)
+    assert expected_readings(tracker.state) == expected_readings(states[end + 1])
+    assert tracker.moves == moves[:end]
