@@ -57,8 +57,8 @@ from assistant.wendake.progress import ALLIANCE, ANYTIME, DISCOUNT, MOVE_STEPS, 
 from assistant.wendake.progress import available as progress_available
 from assistant.wendake.state import ANIMALS, NATIVES, RESOURCES, TRACKS, VEGETABLES, State, slot_of
 from assistant.wendake.view import (
-    MASK_BOARD, SCORE_BOARDS, ceremony_region, expected_readings, is_score_key, map_board, map_readings, score_colours, score_reading_agrees,
-    village_board,
+    MASK_BOARD, SCORE_BOARDS, ceremony_region, expected_readings, is_score_key, map_board, map_readings,
+    occupied_score_colours, score_colours, score_reading_agrees, village_board,
 )
 
 SPEND = {"W-PRG-L1-10": (("leather", "fish"), 2), "W-PRG-L2-10": (("corn", "beans", "pumpkins"), 3),
@@ -292,6 +292,13 @@ class _Alt:
     edits: tuple
     state: State
     born: int  # index into Tracker._history of the first observation after the split
+    # the line replayed so far (``Tracker._try_alternatives``): over the first ``done`` observations since the
+    # split, to ``now`` with ``line`` moves and ``line_edits``; ``dead`` once one of them was not explained
+    done: int = 0
+    now: State | None = None
+    line: list = field(default_factory=list)
+    line_edits: list = field(default_factory=list)
+    dead: bool = False
 
 
 
@@ -345,6 +352,7 @@ class Tracker:
         self._miscount: tuple = (None, 0)  # (the sure one-piece miscount that held the last look back, looks in a row)
         # tile faces read with runner-ups: (reading key, value, confidence) -> {runner-up value: margin behind}
         self._weighed: dict[tuple, dict] = {}
+        self._splits: dict[int, tuple] = {}
 
     # ---- public API --------------------------------------------------------------------------------------------
     def observe(self, obs: Observation) -> list[Event]:
@@ -358,6 +366,7 @@ class Tracker:
 
     def _observe(self, obs: Observation) -> list[Event]:
         items = [(k, r.value, r.confidence) for k, r in obs.readings.items()]
+        self._splits = {}  # this look's and the kept looks' readings split for ``_node`` (``_split``)
         self._weighed.update({(k, r.value, r.confidence): dict(r.others) for k, r in obs.readings.items() if r.others})
         self._last_items = {k: v for k, v, _ in items}
         nodes = self._explain(self.state, items, self._deferred)
@@ -522,22 +531,27 @@ class Tracker:
         them all and this one better than the committed line, switch to it: a ``Correction("switch")`` takes
         back the committed moves since the split and plays the alternative's (the log stays append-only and a
         resumed game replays the switch)."""
-        history = self._history + [items]
         found = []
         for alt in self.alts:
-            state, moves, edits = alt.state, list(alt.moves), [{"at": i, "edit": e} for i, e in alt.edits]
-            node = None
-            for h in history[alt.born:]:
-                nodes = self._explain(state, h)
-                node = min(nodes, key=_Node.key)
+            if alt.now is None:
+                alt.now, alt.line, alt.line_edits = alt.state, list(alt.moves), [{"at": i, "edit": e} for i, e in alt.edits]
+            # each observation is replayed once per alternative: the line so far is kept between looks
+            while not alt.dead and alt.born + alt.done < len(self._history):
+                node = min(self._explain(alt.now, self._history[alt.born + alt.done]), key=_Node.key)
                 if not self._acceptable(node):
+                    alt.dead = True
                     break
-                edits += [{"at": len(moves) + i, "edit": e} for i, e in node.edits]
-                moves += node.moves
-                state = node.state
-            else:
-                if committed is None or (node.cost, node.score_cost) < (committed.cost, committed.score_cost):
-                    found.append(((round(node.cost, 6), round(node.score_cost, 6), len(moves)), alt, moves, edits))
+                alt.line_edits += [{"at": len(alt.line) + i, "edit": e} for i, e in node.edits]
+                alt.line += node.moves
+                alt.now = node.state
+                alt.done += 1
+            if alt.dead:
+                continue
+            node = min(self._explain(alt.now, items), key=_Node.key)
+            if self._acceptable(node) and (committed is None or (node.cost, node.score_cost) < (committed.cost, committed.score_cost)):
+                moves = alt.line + list(node.moves)
+                edits = alt.line_edits + [{"at": len(alt.line) + i, "edit": e} for i, e in node.edits]
+                found.append(((round(node.cost, 6), round(node.score_cost, 6), len(moves)), alt, moves, edits))
         if not found:
             return None
         _, alt, moves, edits = min(found, key=lambda x: x[0])
@@ -795,17 +809,18 @@ class Tracker:
     # ---- scoring a candidate -----------------------------------------------------------------------------------
     def _node(self, state: State, moves: tuple, items, pref: int, exp=None, edits: tuple = ()) -> _Node:
         exp = expected_readings(state) if exp is None else exp
-        cost = score_cost = worst = known = 0.0
-        colours = None
-        for key, value, conf in items:
+        cost = worst = known = 0.0
+        score, others, seen = self._split(items, exp)
+        occupied = occupied_score_colours(state)
+        score_cost = sum(conf for key, conf in seen if key not in occupied)  # a disk seen where the state has none
+        for key, colours in occupied.items():
+            read = score.get(key)
+            if read is not None and not score_reading_agrees(read[0], colours):
+                score_cost += read[1]
+        for key, value, conf in others:
             if key not in exp:
                 continue
-            if is_score_key(key):
-                if colours is None:
-                    colours = score_colours(state)
-                if not score_reading_agrees(value, colours[key]):
-                    score_cost += conf
-            elif exp[key] != value:
+            if exp[key] != value:
                 if self._known(key, value, exp[key]):
                     known += conf  # no new evidence: costs nothing
                 else:
@@ -813,6 +828,18 @@ class Tracker:
                     cost += conf if others is None else max(conf, min(others.get(exp[key], 1.0), TILE_EVIDENCE_CAP))
                     worst = max(worst, conf)
         return _Node(state, moves, exp, cost, score_cost, worst, pref, edits, known)
+
+    def _split(self, items, exp: dict):
+        """A look's readings split once for the many positions weighed against it: ({score key: (value,
+        confidence)}, the other readings, [(score key, confidence)] of the score spaces not read empty)."""
+        got = self._splits.get(id(items))
+        if got is not None and got[0] is items:
+            return got[1]
+        score = {k: (v, c) for k, v, c in items if k in exp and is_score_key(k)}
+        others = [(k, v, c) for k, v, c in items if not is_score_key(k)]
+        split = (score, others, [(k, c) for k, (v, c) in score.items() if _bad_empty(v)])
+        self._splits[id(items)] = (items, split)
+        return split
 
     @staticmethod
     def _score_sig(node: _Node, items):
@@ -1782,6 +1809,11 @@ def reading_error(value, expected):
         diff.subtract(Counter(dict(expected)))
         return frozenset((k, n) for k, n in diff.items() if n)
     return (value, expected)
+
+
+def _bad_empty(value) -> bool:
+    """Whether a score space's reading disagrees with the space holding no disk (``score_reading_agrees``)."""
+    return not isinstance(value, tuple) or bool(value)
 
 
 def _one_piece_off(error) -> bool:

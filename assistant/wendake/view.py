@@ -97,6 +97,24 @@ def score_stacks(state, board: str) -> dict[str, list[int]]:
     return out
 
 
+_SCORE_KEYS = tuple(reading_key(board, f"{row}.{v}") for board in SCORE_BOARDS for row in ("upper", "lower")
+                    for v in range(TRACK_MAX + 1))
+
+
+def occupied_score_spaces(state) -> dict[str, list[int]]:
+    """Score reading key -> the players whose disks are on that space, bottom first (turn order, as the renderer
+    stacks them); occupied spaces only. The tracker asks this of every position it weighs, so it touches only
+    the disks (a few) and not the spaces (124)."""
+    order = list(state.turn_order) or list(range(state.n))
+    out: dict[str, list[int]] = {}
+    for board, pair in zip(SCORE_BOARDS, state.pairs):
+        for track, row in zip(pair, ("upper", "lower")):
+            for p in order:
+                v = max(0, min(TRACK_MAX, state.players[p].tracks[track]))
+                out.setdefault(reading_key(board, f"{row}.{v}"), []).append(p)
+    return out
+
+
 def score_reading_agrees(value, colours_here: set[str]) -> bool:
     """A score space's reading against the colours of the disks a state puts there (see the module doc)."""
     if not isinstance(value, tuple):
@@ -203,10 +221,9 @@ def village_readings(state, players=None) -> dict[str, object]:
 def score_readings(state) -> dict[str, object]:
     """The score boards' readings: the top disk of each space."""
     K = _keys(state)
-    out: dict[str, object] = {}
-    for board in SCORE_BOARDS:
-        for rid, stack in score_stacks(state, board).items():
-            out[f"{board}/{rid}"] = ((K.disk[stack[-1]], 1),) if stack else ()
+    out: dict[str, object] = dict.fromkeys(_SCORE_KEYS, ())
+    for key, stack in occupied_score_spaces(state).items():
+        out[key] = ((K.disk[stack[-1]], 1),)
     return out
 
 
@@ -241,12 +258,15 @@ def _occupant(pa, colours) -> Pieces:
 
 def score_colours(state) -> dict[str, set[str]]:
     """Reading key -> the colours of every disk a state puts on that score space (hidden ones included)."""
-    colours = [p.colour for p in state.players]
-    out = {}
-    for board in SCORE_BOARDS:
-        for rid, stack in score_stacks(state, board).items():
-            out[reading_key(board, rid)] = {colours[p] for p in stack}
+    out: dict[str, set[str]] = {key: set() for key in _SCORE_KEYS}
+    out.update(occupied_score_colours(state))
     return out
+
+
+def occupied_score_colours(state) -> dict[str, set[str]]:
+    """``score_colours`` for the occupied spaces only."""
+    colours = [p.colour for p in state.players]
+    return {key: {colours[p] for p in stack} for key, stack in occupied_score_spaces(state).items()}
 
 
 def is_score_key(key: str) -> bool:
