@@ -66,7 +66,9 @@ SPEND = {"W-PRG-L1-10": (("leather", "fish"), 2), "W-PRG-L2-10": (("corn", "bean
 MAX_DEFERRED_LOOKS = 4  # looks in a row a choice waits for a board under a hand (``_observe``)
 STUBBORN_MAX = 2  # sure disagreements in places the moves do not touch that still let the moves in (``_stubborn``)
 MISCOUNT_LOOKS = 3  # looks in a row a place the moves touch must show the same one-piece miscount (``_stubborn``)
-BACKTRACK_LOOKS = 2  # accepted looks an unexplained look may re-read (``_try_backtrack``)
+BACKTRACK_LOOKS = 4  # accepted looks an unexplained look may re-read (``_try_backtrack``)
+BACKTRACK_FIRST = 2  # ... of which the first unexplained look re-reads
+BACKTRACK_TRIES = 3  # unexplained looks in a row that try it
 # A tile face read weakly still weighs the tiles it was not: the expected tile costs how far it fits behind the read
 # (``Reading.others``), at most this unless the read itself is surer, so a weak read ranks the candidates (a Restore
 # that took a display tile against one that did not) but never raises an alert. On the e2e games the true tile
@@ -349,6 +351,7 @@ class Tracker:
         self.misreadings: dict[str, object] = {}
         self._score_seen = None  # the score readings that disagreed at the last look explained (``_score_sig``)
         self._looks: list[tuple[int, list]] = []  # (moves before, reading items) of the last looks that added moves
+        self._unexplained = 0  # looks in a row nothing explained (``_try_backtrack`` tries the first few)
         self._miscount: tuple = (None, 0)  # (the sure one-piece miscount that held the last look back, looks in a row)
         # tile faces read with runner-ups: (reading key, value, confidence) -> {runner-up value: margin behind}
         self._weighed: dict[tuple, dict] = {}
@@ -391,6 +394,7 @@ class Tracker:
         if ok:
             self._miscount = (None, 0)
         if ok or stubborn:
+            self._unexplained = 0
             ties = [n for n in nodes if n.moves != best.moves and abs(n.cost - best.cost) < 1e-9
                     and abs(n.score_cost - best.score_cost) < 1e-9]
             distinct = self._visibly_different(best, ties)
@@ -423,8 +427,12 @@ class Tracker:
                 events += self._check_scores(items)
         else:
             self._forget()  # every alternative was tried above and none explains the table
-            switched = self._try_backtrack(items)
+            self._unexplained += 1
+            # re-reading earlier looks is the costliest search: the first few unexplained looks in a row try it
+            # (a look that shows the wrong turn's consequence shows them at once; the table seldom gets clearer)
+            switched = self._try_backtrack(items) if self._unexplained <= BACKTRACK_TRIES else None
             if switched is not None:
+                self._unexplained = 0
                 return switched
             events += self._explain_failure(best, items)
         return events
@@ -580,9 +588,13 @@ class Tracker:
     def _try_backtrack(self, items) -> list[Event] | None:
         """A look nothing explains may show that an earlier look was explained wrongly: a marker the camera
         missed made another move look better (a turn-order reservation instead of an action). Search again from
-        before each of the last ``BACKTRACK_LOOKS`` looks that added moves; a line that explains this look and,
-        through its own intermediate positions, every look since replaces the committed moves (``_switch``)."""
-        for back in range(1, len(self._looks) + 1):
+        before each of the last looks that added moves; a line that explains this look and, through its own
+        intermediate positions, every look since replaces the committed moves (``_switch``). The first unexplained
+        look re-reads ``BACKTRACK_FIRST`` looks, the next ones ``BACKTRACK_LOOKS``: a look that one hand or glare
+        spoils is often explained again by the next, and re-reading far back on it once switched a right Restore
+        for a wrong one."""
+        depth = BACKTRACK_FIRST if self._unexplained <= 1 else BACKTRACK_LOOKS
+        for back in range(1, min(depth, len(self._looks)) + 1):
             at = self._looks[-back][0]
             base = self.replay(at)
             nodes = self._explain(base, items)

@@ -83,3 +83,21 @@ def test_end_to_end_figures(tmp_path):
     assert res["illegal_accepted"] == 0
     assert res["log_equal_share"] >= 0.95
     assert res["flagged_share"] is None or res["flagged_share"] >= 0.99
+
+
+def test_a_full_replay_saves_its_looks_and_the_tracker_alone_replays_them(tmp_path):
+    """``tablewatch e2e --tracker-only``: the looks a full replay fed the tracker are saved with the game, and the
+    tracker alone over them logs the same moves and events; a game never replayed in full says what to run."""
+    from assistant.errors import UserError
+    from vision.replay import LOOKS_FILE, replay_folder, replay_looks
+
+    opts = R.RecordingOptions(players=2, seed=7, size=(960, 540), max_states=3, hand_rate=0.5)
+    R.render_game(tmp_path, opts)
+    with pytest.raises(UserError, match="full replay"):
+        replay_looks(tmp_path)
+    full = replay_folder(tmp_path, looks_out=tmp_path / LOOKS_FILE)
+    assert full["moves"]  # the game's first moves were read
+    again = replay_looks(tmp_path)
+    assert again["moves"] == full["moves"]
+    assert [(e["frame"], e["kind"]) for e in again["events"]] == [(e["frame"], e["kind"]) for e in full["events"]]
+    assert again["stats"]["observations"] == full["stats"]["observations"] > 0

@@ -49,6 +49,9 @@ def add_parser(sub) -> None:
     p.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
     p.add_argument("--max-states", type=int, help="render only the first N table changes of each game (quick runs)")
     p.add_argument("--render-only", action="store_true", help="render, do not replay")
+    p.add_argument("--tracker-only", action="store_true", help="replay the looks the last full run saved in each game "
+                   "folder (looks.jsonl) through the tracker alone: minutes instead of hours, for work on assistant/; "
+                   "after a change to vision/ or models/, run without it")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run_e2e)
 
@@ -122,14 +125,23 @@ def run_e2e(args) -> int:
     if args.render_only:
         print(f"{len(folders)} games rendered under {out}")
         return 0
-    from vision.replay import evaluate
+    from vision.replay import LOOKS_FILE, evaluate
+
+    if args.tracker_only:
+        kept = [f for f in folders if (Path(f) / LOOKS_FILE).is_file()]
+        if len(kept) < len(folders):
+            print(f"{len(folders) - len(kept)} of {len(folders)} games have no saved looks ({LOOKS_FILE}) and are left out: "
+                  "run tablewatch e2e once without --tracker-only to replay their frames.", file=sys.stderr)
+        if not kept:
+            return 2
+        folders = kept
 
     def progress(g):
         print(f"{Path(g['folder']).name}: log equal {g['log_equal']} ({g['turns_exact']}/{g['turns']} turns), "
               f"{g['moves_recognised']}/{g['moves_true']} moves, "
               f"injected {g['injected']} flagged {g['flagged']}, alerts {g['alerts']}", file=sys.stderr, flush=True)
 
-    res = evaluate(folders, progress=progress)
+    res = evaluate(folders, progress=progress, tracker_only=args.tracker_only)
     if args.json:
         print(json.dumps(res, indent=1, default=str))
     else:

@@ -70,8 +70,10 @@ def make_session(db: Path, players: list[str], seed: int | None, initial: dict |
 
 
 def replay_folder(folder, layouts: list[str] | None = None, camera: str | None = None, players: list[str] | None = None,
-                  seed: int | None = None, db: str | None = None, detector=None, quiet: bool = True) -> dict:
-    """Run the pipeline over a frame folder into a fresh session. Returns moves, events by frame, stats, messages."""
+                  seed: int | None = None, db: str | None = None, detector=None, quiet: bool = True,
+                  looks_out: Path | None = None) -> dict:
+    """Run the pipeline over a frame folder into a fresh session. Returns moves, events by frame, stats, messages.
+    ``looks_out``: write every observation fed to the session there (JSON lines, see ``replay_looks``)."""
     from calibration import camera as cam
     from calibration import layout as lay
     from vision.pipeline import Pipeline
@@ -104,8 +106,10 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
     try:
         session = make_session(Path(db), list(ppl), seed if seed is not None else meta.get("seed"), meta.get("initial"))
         by_frame: list[dict] = []
+        looks: list[dict] = []
         pipe = Pipeline(source, layout_data, session, camera=K, detector=detector,
-                        on_message=(lambda lv, tx: None) if quiet else None)
+                        on_message=(lambda lv, tx: None) if quiet else None,
+                        on_observation=(lambda obs: looks.append(obs.to_json())) if looks_out else None)
         current = {"frame": None}
 
         def on_event(e):
@@ -117,6 +121,8 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
             current["frame"] = frame.index
             pipe.step(frame)
         source.close()
+        if looks_out:
+            write_looks(Path(looks_out), looks)
         snap = session.snapshot() if hasattr(session, "snapshot") else {}
         tr = getattr(session, "tracker", None)
         noops = sorted(noop_moves(tr.initial, tr.moves, tr.edits)) if tr is not None else []
@@ -130,6 +136,51 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
             "move_log": snap.get("moves", []) if isinstance(snap, dict) else [],
             "alerts": snap.get("alerts", []) if isinstance(snap, dict) else [], "events": by_frame,
             "stats": stats.summary(), "messages": list(pipe.messages)}
+
+
+LOOKS_FILE = "looks.jsonl"  # in a rendered game's folder: the observations its last full replay fed the tracker
+
+
+def write_looks(path: Path, looks: list[dict]) -> None:
+    """The observations of one replay as JSON lines, written whole or not at all."""
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_text("".join(json.dumps(o, separators=(",", ":")) + "\n" for o in looks), encoding="utf-8")
+    tmp.replace(path)
+
+
+def replay_looks(folder) -> dict:
+    """The tracker alone over the observations a full replay of ``folder`` saved (``LOOKS_FILE``), into a fresh
+    session: the same result as ``replay_folder`` in seconds instead of minutes, for work on ``assistant/``. The
+    looks are what the camera side read when they were saved: after a change to ``vision/`` or ``models/``,
+    replay the frames again."""
+    import time
+
+    from assistant.observation import Observation
+    from vision.pipeline import PipelineStats
+
+    folder = Path(folder)
+    path = folder / LOOKS_FILE
+    if not path.is_file():
+        raise UserError(f"{folder} has no {LOOKS_FILE}: run the full replay once (tablewatch e2e without --tracker-only).")
+    meta = read_session_file(folder)
+    by_frame: list[dict] = []
+    stats = PipelineStats()  # the tracker's share of the latency only
+    with tempfile.TemporaryDirectory(prefix="tablewatch-looks-") as tmp:
+        session = make_session(Path(tmp) / "replay.sqlite", list(meta["players"]), meta.get("seed"), meta.get("initial"))
+        for line in path.read_text(encoding="utf-8").splitlines():
+            obs = Observation.from_json(json.loads(line))
+            t0 = time.perf_counter()
+            events = session.feed(obs) or []
+            stats.latency_ms.append((time.perf_counter() - t0) * 1000)
+            stats.observations += 1
+            by_frame += [{"frame": obs.frame, "kind": event_kind(e), "event": event_json(e)} for e in events]
+        snap = session.snapshot()
+        tr = session.tracker
+        noops = sorted(noop_moves(tr.initial, tr.moves, tr.edits))
+        session.close()
+    return {"folder": str(folder), "moves": [m.get("move") for m in snap.get("moves", [])], "noops": noops,
+            "initial": meta.get("initial"), "move_log": snap.get("moves", []), "alerts": snap.get("alerts", []),
+            "events": by_frame, "stats": stats.summary(), "messages": []}
 
 
 # ---------------------------------------------------------------------------------------------- end-to-end figures
@@ -186,12 +237,13 @@ def score_game(result: dict, truth: dict) -> dict:
             "alerts": alerts, "false_alerts": alerts if injected == 0 else None, "per_kind": per_kind}
 
 
-def evaluate(folders, detector=None, progress=None) -> dict:
-    """The issue-5 figures over rendered game folders (each with truth.json)."""
+def evaluate(folders, detector=None, progress=None, tracker_only: bool = False) -> dict:
+    """The issue-5 figures over rendered game folders (each with truth.json). A full replay saves each game's
+    looks (``LOOKS_FILE``); ``tracker_only`` replays those instead of the frames (``replay_looks``)."""
     games = []
     for f in folders:
         truth = json.loads((Path(f) / "truth.json").read_text(encoding="utf-8"))
-        res = replay_folder(f, detector=detector)
+        res = replay_looks(f) if tracker_only else replay_folder(f, detector=detector, looks_out=Path(f) / LOOKS_FILE)
         g = score_game(res, truth)
         g["latency_ms"] = res["stats"]["latency_ms"]
         games.append(g)
