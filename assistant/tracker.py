@@ -428,8 +428,8 @@ class Tracker:
         else:
             self._forget()  # every alternative was tried above and none explains the table
             self._unexplained += 1
-            # re-reading earlier looks is the costliest search: the first few unexplained looks in a row try it
-            # (a look that shows the wrong turn's consequence shows them at once; the table seldom gets clearer)
+            # re-reading earlier looks is the costliest search: only the first few unexplained looks in a row
+            # try it (a wrong turn shows at once; later looks add turns the re-read cannot reach)
             switched = self._try_backtrack(items) if self._unexplained <= BACKTRACK_TRIES else None
             if switched is not None:
                 self._unexplained = 0
@@ -797,7 +797,7 @@ class Tracker:
 
     def _rebuild(self) -> None:
         """The state again from the move log, after the log changed (undo, confirm, switch); looks explained
-        on the old log are no longer re-read (``_try_backtrack``)."""
+        on the old log are no longer re-read (``_try_backtrack``; ``_switch`` keeps those before the switch)."""
         self.lookalikes = {}
         self._looks = []
         self.state = self.replay(note=True)
