@@ -113,7 +113,7 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
         current = {"frame": None}
 
         def on_event(e):
-            by_frame.append({"frame": current["frame"], "kind": event_kind(e), "event": event_json(e)})
+            by_frame.append(event_row(current["frame"], e))
 
         pipe.on_event = on_event
         stats = pipe.stats
@@ -123,19 +123,29 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
         source.close()
         if looks_out:
             write_looks(Path(looks_out), looks)
-        snap = session.snapshot() if hasattr(session, "snapshot") else {}
-        tr = getattr(session, "tracker", None)
-        noops = sorted(noop_moves(tr.initial, tr.moves, tr.edits)) if tr is not None else []
-        if hasattr(session, "close"):
-            session.close()
+        return close_result(session, folder, meta, by_frame, stats, list(pipe.messages))
     finally:
         if tmp is not None:
             tmp.cleanup()
-    moves = [m.get("move") for m in snap.get("moves", [])] if isinstance(snap, dict) else []
-    return {"folder": str(folder), "moves": moves, "noops": noops, "initial": meta.get("initial"),
-            "move_log": snap.get("moves", []) if isinstance(snap, dict) else [],
-            "alerts": snap.get("alerts", []) if isinstance(snap, dict) else [], "events": by_frame,
-            "stats": stats.summary(), "messages": list(pipe.messages)}
+
+
+def event_row(frame, e) -> dict:
+    """One emitted event of a replay: the frame that fed it, its kind and its JSON."""
+    return {"frame": frame, "kind": event_kind(e), "event": event_json(e)}
+
+
+def close_result(session, folder: Path, meta: dict, by_frame: list[dict], stats, messages: list) -> dict:
+    """Close a replay's session; its result: moves, no-op moves, events by frame, stats, messages."""
+    snap = session.snapshot() if hasattr(session, "snapshot") else {}
+    tr = getattr(session, "tracker", None)
+    noops = sorted(noop_moves(tr.initial, tr.moves, tr.edits)) if tr is not None else []
+    if hasattr(session, "close"):
+        session.close()
+    if not isinstance(snap, dict):
+        snap = {}
+    return {"folder": str(folder), "moves": [m.get("move") for m in snap.get("moves", [])], "noops": noops,
+            "initial": meta.get("initial"), "move_log": snap.get("moves", []), "alerts": snap.get("alerts", []),
+            "events": by_frame, "stats": stats.summary(), "messages": messages}
 
 
 LOOKS_FILE = "looks.jsonl"  # in a rendered game's folder: the observations its last full replay fed the tracker
@@ -173,14 +183,8 @@ def replay_looks(folder) -> dict:
             events = session.feed(obs) or []
             stats.latency_ms.append((time.perf_counter() - t0) * 1000)
             stats.observations += 1
-            by_frame += [{"frame": obs.frame, "kind": event_kind(e), "event": event_json(e)} for e in events]
-        snap = session.snapshot()
-        tr = session.tracker
-        noops = sorted(noop_moves(tr.initial, tr.moves, tr.edits))
-        session.close()
-    return {"folder": str(folder), "moves": [m.get("move") for m in snap.get("moves", [])], "noops": noops,
-            "initial": meta.get("initial"), "move_log": snap.get("moves", []), "alerts": snap.get("alerts", []),
-            "events": by_frame, "stats": stats.summary(), "messages": []}
+            by_frame += [event_row(obs.frame, e) for e in events]
+        return close_result(session, folder, meta, by_frame, stats, [])
 
 
 # ---------------------------------------------------------------------------------------------- end-to-end figures

@@ -85,15 +85,11 @@ def ceremony_region(space: str | None) -> str | None:
 
 def score_stacks(state, board: str) -> dict[str, list[int]]:
     """Score board region -> the players on it, bottom first (turn order, as the renderer stacks them)."""
-    pair = state.pairs[SCORE_BOARDS.index(board)]
-    order = list(state.turn_order) or list(range(state.n))
-    out: dict[str, list[int]] = {}
-    for track, row in zip(pair, ("upper", "lower")):
-        for v in range(TRACK_MAX + 1):
-            out[f"{row}.{v}"] = []
-        for p in order:
-            v = max(0, min(TRACK_MAX, state.players[p].tracks[track]))
-            out[f"{row}.{v}"].append(p)
+    prefix = reading_key(board, "")
+    out: dict[str, list[int]] = {f"{row}.{v}": [] for row in ("upper", "lower") for v in range(TRACK_MAX + 1)}
+    for key, stack in occupied_score_spaces(state).items():
+        if key.startswith(prefix):
+            out[key[len(prefix):]] = stack
     return out
 
 
