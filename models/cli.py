@@ -1,6 +1,7 @@
 """``tablewatch synth``: write a synthetic training set (camera images + rectified map views + JSON labels);
 ``tablewatch train``: train the piece detector on it and export ONNX; ``tablewatch eval detector``: score the
-committed detector on a fresh, harder held-out set.
+committed detector on a fresh, harder held-out set; ``tablewatch train-counter``: render resource-space crops and
+train the resource counter (``models.counter``).
 
 Light to import: numpy, OpenCV, torch and the generator are imported inside the ``run`` functions.
 """
@@ -28,6 +29,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; output is the same for any number)")
     p.set_defaults(func=run)
     add_train_parser(subparsers)
+    add_counter_parser(subparsers)
     add_eval_parser(subparsers)
 
 
@@ -55,6 +57,22 @@ def add_train_parser(subparsers) -> None:
     p.set_defaults(func=run_train)
 
 
+def add_counter_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "train-counter", help="train the resource counter (how many pieces lie on a resource space) and export ONNX (train extra)",
+        description="Render --scenes random tables, cut their village boards' resource spaces into crops (cached in --data), "
+                    "train the count classifier on them with a progress bar and export counter.onnx + counter.json into --out. "
+                    "Model card: models/README.md.")
+    p.add_argument("--data", default="data/counter_3000_1.npz", help="crop cache: rendered first when missing (default data/counter_3000_1.npz)")
+    p.add_argument("--scenes", type=int, default=3000, help="scenes to render when --data is missing (default 3000)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the scenes and of training (default 1)")
+    p.add_argument("--out", default="models/weights", help="weights folder (default models/weights)")
+    p.add_argument("--steps", type=int, default=6000, help="optimiser steps (default 6000)")
+    p.add_argument("--batch", type=int, default=32, help="crops per step (default 32)")
+    p.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
+    p.set_defaults(func=run_counter)
+
+
 def add_eval_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "eval", help="evaluate a model on a fresh held-out synthetic set",
@@ -67,6 +85,7 @@ def add_eval_parser(subparsers) -> None:
     p.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
     p.add_argument("--players", type=int, default=4, help="2, 3 or 4 players (default 4)")
     p.add_argument("--easy", action="store_true", help="no extra light / occlusion (the training distribution)")
+    p.add_argument("--counter", default="counter", help="resource counter model (default counter); 'none': count resources with the detector alone")
     p.set_defaults(func=run_eval)
 
 
@@ -115,7 +134,25 @@ def run_eval(args) -> int:
         raise UserError(f"--players must be 2, 3 or 4 (got {args.players}).")
     from models.detector.evaluate import evaluate
 
-    return evaluate(args.model, args.n, args.seed, args.workers, args.players, hard=not args.easy)
+    return evaluate(args.model, args.n, args.seed, args.workers, args.players, hard=not args.easy,
+                    counter=None if args.counter == "none" else args.counter)
+
+
+def run_counter(args) -> int:
+    for name in ("scenes", "steps", "batch", "workers"):
+        _positive(name, getattr(args, name))
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise UserError("training needs PyTorch: pip install torch==2.13.0 (the `train` extra).") from None
+    from models.counter.train import train
+
+    out = Path(args.out)
+    card = train(Path(args.data), out, args.scenes, args.seed, args.steps, args.batch, args.workers)
+    v = card["validation"]
+    print(f"wrote {out / 'counter.onnx'} and {out / 'counter.json'}: validation accuracy {v['accuracy']:.4f} "
+          f"({v['n']} crops; within one piece {v['within_one']:.4f}), {card['training']['minutes']:.1f} min of training")
+    return 0
 
 
 def parse_size(text: str) -> tuple[int, int]:

@@ -253,3 +253,41 @@ def test_an_observation_keeps_a_tile_reads_runner_ups_through_json():
     back = Observation.from_json(json.loads(json.dumps(obs.to_json())))
     assert back.readings == obs.readings
     assert "others" not in obs.to_json()["readings"]["wendake-village-1/slot.0"]  # only where vision weighed any
+
+
+def test_resource_spaces_are_counted_by_the_resource_counter(recording):
+    """Every resource space on both village boards is read (by ``vision.counts``, the count of the space's own
+    piece) as a perfect camera reads it, at every observation, and all but one surely."""
+    from assistant.wendake import rules
+    from assistant.wendake.view import expected_readings
+    from models.synth.recording import play_game
+    from vision.sources import FolderSource
+
+    folder, truth = recording
+    meta = json.loads((folder / "session.json").read_text())
+    ob = Observer([lay.resolve(n) for n in meta["layouts"]], camera=cam.load(folder / "camera.json"))
+    assert ob.counter is not None
+    initial, moves = play_game(2, 3)
+    states, state = [initial.copy()], initial.copy()
+    for st in truth["steps"]:
+        for i in st["moves"]:
+            rules.apply(state, moves[i])
+        states.append(state.copy())
+    frames = [st["frame"] for st in truth["steps"]]
+    checked = 0
+    for f in FolderSource(folder):
+        res = ob.process(f.index, f.t, f.image)
+        if res.observation is None:
+            continue
+        k = sum(1 for fr in frames if fr <= f.index)  # table changes settled by this frame; the next may be under way
+        exp = expected_readings(states[k])
+        after = expected_readings(states[min(k + 1, len(states) - 1)])
+        keys = [key for key in exp if "/resource." in key]
+        assert len(keys) == 12
+        read = {key: res.observation.readings[key] for key in keys if key in res.observation.readings}
+        assert len(read) >= 10
+        wrong = {key: r.value for key, r in read.items() if r.value not in (exp[key], after[key])}
+        assert not wrong, (f.index, wrong)
+        assert sum(r.confidence >= 0.5 for r in read.values()) >= len(read) - 1  # a pile of beavers is read at 0.43
+        checked += 1
+    assert checked >= 2

@@ -20,7 +20,9 @@ Per frame:
    at all (an absent key is "not read", never "empty"). Tile
    slots also get ``"#tile"`` readings from ``vision.tiles.read_tiles`` when that module is installed: the slots
    are rectified again at the tile gallery's scale (``TILE_VIEW_PX_PER_MM``), whatever scale the detector reads the
-   board at, as long as the camera itself resolves a tile's name (``TILE_MIN_CAMERA_PX_PER_MM``).
+   board at, as long as the camera itself resolves a tile's name (``TILE_MIN_CAMERA_PX_PER_MM``). Resource
+   spaces take their count from the resource counter (``vision.counts``, the board rectified at
+   ``COUNT_PX_PER_MM``): a pile of small pieces is counted where the detector finds only some of them.
 
 Four corrections between the detector and the regions (``read_board``): a piece whose class cannot lie in its
 region takes the likeliest class that can (``vision.assign.fit_classes``: a standing warrior on a tile slot is an
@@ -51,6 +53,7 @@ from assistant.errors import UserError
 from assistant.observation import Observation, Reading, piece_key, pieces, reading_key
 from vision import settle as S
 from vision.assign import fit_classes, region_pieces
+from vision.counts import COUNT_PX_PER_MM, Counter, count_regions, counted_reading, read_counts
 from vision.tokens import READ_SIDES, TOKEN_MIN_CAMERA_PX_PER_MM, reread_tokens
 from vision.tokens import load_default as load_token_gallery
 
@@ -283,6 +286,7 @@ class Observer:
         self._maps = None
         self.notes: list[str] = []
         self.tokens = self._token_gallery()
+        self.counter = self._counter(threads) if any(count_regions(lay) for lay in layouts) else None
         if self.read_tiles is None and any(r.tile_slots for r in self.readers.values()):
             self.notes.append("vision.tiles is not installed yet: village tile faces are not read (no '#tile' readings).")
 
@@ -293,6 +297,15 @@ class Observer:
             return load_token_gallery()
         except UserError as exc:
             self.notes.append(f"token faces are not read again: {exc}")
+            return None
+
+    def _counter(self, threads: int):
+        """The resource counter (``vision.counts``), or None with a note when it cannot be loaded: resource spaces
+        then hold the detector's count."""
+        try:
+            return Counter.load(threads=threads)
+        except UserError as exc:
+            self.notes.append(f"resource spaces are counted by the piece detector alone: {exc}")
             return None
 
     @staticmethod
@@ -391,6 +404,12 @@ class Observer:
             for slot, read in tiles.items():
                 if slot in visible:
                     out[reading_key(name, slot, tile=True)] = Reading(read.value, round(float(read.confidence), 4), read.others)
+        if self.counter is not None and count_regions(lay):
+            cv = view if r == COUNT_PX_PER_MM else rectify(image, H, lay, COUNT_PX_PER_MM)
+            q = self._quality(loc)
+            for rid, read in read_counts(cv, COUNT_PX_PER_MM, lay, self.counter, visible).items():
+                key = reading_key(name, rid)
+                out[key] = counted_reading(out.get(key), read, self.counter.max_count, q)
         t3 = time.perf_counter()
         self.views[name] = BoardView(name, view, r, dets, self._t)
         self.views_version += 1

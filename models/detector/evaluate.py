@@ -98,8 +98,9 @@ def _render(args):
 
             truth = {t["slot"]: f"{t['tile']}:{t['side']}" for t in board["tiles"]}
             tiles = (truth, read_tiles(native, r0, _layout(rect["board"])))  # tiles are read at the view's own scale
-        # grey tokens are read again from the view's own scale too (a village board's Long House)
-        close = (native, r0) if any(r.get("kind") == "long_house" for r in _layout(rect["board"])["regions"]) else None
+        # grey tokens are read again from the view's own scale too (a village board's Long House), and resource
+        # spaces counted there (``vision.counts``)
+        close = (native, r0) if any(r.get("kind") in ("long_house", "resource_space") for r in _layout(rect["board"])["regions"]) else None
         out.append((view, px_per_mm, rect, board.get("hand_regions") or [], mask, outside, tiles, close))
     return out
 
@@ -136,7 +137,23 @@ def read_pieces(det, view, r: float, index, close=None) -> list:
     return pieces
 
 
-def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bool = True) -> int:
+def counted_decisions(got: dict, counter, layout: dict, close) -> None:
+    """Resource spaces' decisions as the live pipeline makes them: the counter's count of the space's piece
+    (``vision.counts.counted_reading``) in place of the detector's, other pieces kept."""
+    from vision.counts import read_counts
+
+    view, r = close
+    for rid, read in read_counts(view, r, layout, counter).items():
+        counts = {k: v for k, v in (got.get(rid) or ())}
+        key = (read.piece, "none", "")
+        n = read.count if read.count < counter.max_count else max(read.count, counts.get(key, 0))
+        counts = {k: v for k, v in counts.items() if k != key}
+        if n:
+            counts[key] = n
+        got[rid] = tuple(sorted(counts.items()))
+
+
+def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bool = True, counter: str | None = "counter") -> int:
     from calibration.layout import load_builtin
     from models.detector.metrics import Tally, gt_from_rect, preds_from_pieces
     from vision.assign import RegionIndex, covered, detected_decisions, label_decisions
@@ -155,6 +172,14 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
         pool.terminate()
         raise UserError(f"--seed {seed} is the seed of the training data; choose another seed for a held-out set.")
     scales = {k: det.card[k] for k in ("px_per_mm", "small_boards") if k in det.card}
+    if counter is not None:
+        from vision.counts import Counter
+
+        try:
+            counter = Counter.load(counter, threads=2)
+        except UserError as exc:
+            print(f"note: resource spaces are scored on the detector's count: {exc}")
+            counter = None
     tally = Tally(det.card["classes"], 8.0)
     indexes: dict[str, RegionIndex] = {}
     reg_ok = reg_n = 0
@@ -209,6 +234,8 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
         hidden = covered(idx, hidden)
         truth = label_decisions(idx, rect["pieces"], float(rect["px_per_mm"]))
         got = detected_decisions(idx, pieces)
+        if counter is not None and close is not None:
+            counted_decisions(got, counter, idx.layout, close)
         wrong = 0
         for rid, val in truth.items():
             if rid in hidden:
