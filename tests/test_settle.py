@@ -150,3 +150,31 @@ def test_a_piece_sized_token_at_the_edge_is_read_after_three_seconds():
         r = st.update("b", big, t)
         assert r.reason == S.HAND and st.config.piece_mm2 < r.blob_mm2 <= st.config.hand_accept_mm2
     assert st.update("b", big, 10.5).settled
+
+
+def test_an_arm_the_colour_of_the_board_is_caught_by_its_size():
+    """A skin-toned board (its art and the view both skin-coloured: the skin test sees nothing new) with an arm of
+    almost the same colour held still over it (game 2p s10, frame 48: it hid a fish and the counter read the
+    spaces under it); a piece moved at the edge is read; an arm-sized change lying still for 5 s is read, with a
+    warning."""
+    peach = (153, 181, 214)
+    st = S.Settler(art={"b": board(colour=peach)})
+    v = board(colour=peach)
+    st.update("b", v, 0.0)
+    assert st.update("b", v, 0.4).settled
+    st.mark_read("b", v)
+    with_arm = arm(v, colour=(105, 135, 185))  # darker and redder than the board by ~40 grey levels, skin both
+    assert S.skin_mask(v).mean() > 200 and S.skin_mask(with_arm).mean() > 200
+    assert st.update("b", with_arm, 0.8).reason == S.HAND
+    r = st.update("b", with_arm, 1.2)  # still for 0.4 s, skin on skin: only its size gives it away
+    assert not r.settled and r.reason == S.HAND and r.blob_mm2 >= 7000
+    piece = v.copy()
+    cv2.circle(piece, (8, 120), 6, (40, 45, 200), -1)  # a piece put down at the edge
+    st.update("b", piece, 1.6)
+    assert st.update("b", piece, 2.0).settled
+    st.mark_read("b", piece)
+    left = arm(piece, colour=(105, 135, 185))
+    st.update("b", left, 3.0)
+    assert st.update("b", left, 3.4).reason == S.HAND
+    r = st.update("b", left, 8.5)
+    assert r.settled and any("as big as an arm" in w for w in r.warnings)

@@ -15,6 +15,12 @@ Tests, in order, each giving the reason a board is left unread:
   when it is no bigger than a game piece) is a piece lying across the edge, not a hand: the board is read (with a
   warning); without this a board never read before (no settled view to compare with) would wait for ever behind a
   wooden token at its corner, and a skin-coloured token put down at the edge would hold every later move back;
+  An arm whose colour the skin test cannot tell from the board (a skin-toned board, a sleeve the colour of the
+  print) is caught by its size instead: pixels changed since the last settled view, closed over
+  ``arm_close_mm``, making one area of ``arm_mm2`` or more that reaches in from the edge (a piece move changes a
+  few hundred mm² there; an end of turn clearing every action marker changes more, but away from the edge). One
+  lying still for ``foreign_accept_s`` is read (with a warning), so a large change at the edge cannot hold the
+  board back for ever;
 - ``foreign object``: a large non-skin blob that differs from the last settled view (a sleeve, a cup). One that
   stays still for ``foreign_accept_s`` is accepted as part of the table (with a warning);
 - ``motion``: the view changed since the previous frame, or it has not been still for ``still_s`` yet.
@@ -47,6 +53,8 @@ class SettleConfig:
     hand_mm2: float = 400.0  # a new skin blob this big reaching in from the board's edge is a hand or fingers
     hand_inside_mm2: float = 9000.0  # a new skin blob this big is a hand even away from the edge (a tile is 3400)
     edge_mm: float = 6.0  # band along the board's edge left out of the hand test (table visible there)
+    arm_mm2: float = 7000.0  # a changed area this big reaching in from the edge is an arm, whatever its colour
+    arm_close_mm: float = 14.0  # changed pixels this close together make one area (an arm's patchy difference)
     foreign_level: int = 45  # difference from the last settled view that counts as foreign
     foreign_mm2: float = 7000.0  # a changed blob this big is not a piece move (a village tile is 3400 mm2)
     foreign_accept_s: float = 5.0  # a still foreign object is accepted after this long
@@ -134,6 +142,7 @@ class _State:
     foreign_since: float | None = None
     hand_since: float | None = None  # since when the same hand-like blob has lain still
     hand_mm2: float | None = None  # its size
+    arm_since: float | None = None  # since when an arm-sized change at the edge has lain still
     read_view: np.ndarray | None = None  # grey view when the board was last read
 
 
@@ -226,6 +235,17 @@ class Settler:
             if st.ref_grey is None or st.ref_grey.shape != grey.shape or correlation(grey, st.ref_grey) < c.covered_match:
                 return BoardSettle(board, False, MARKERS_COVERED, still, changed)
             warnings.append(f"the markers of {board} are covered: it is read with its last known position. Uncover them.")
+        arm = self._arm_mm2(st, grey)
+        if arm >= c.arm_mm2:
+            if moving or st.arm_since is None:
+                st.arm_since = t
+            if t - st.arm_since < c.foreign_accept_s:
+                st.foreign_since = None
+                return BoardSettle(board, False, HAND, still, changed, blob_mm2=arm)
+            warnings.append(f"something as big as an arm ({arm:.0f} mm²) has lain still at the edge of {board} for "
+                            f"{t - st.arm_since:.0f} s; it is read as part of the table. If it is an arm, lift it.")
+        else:
+            st.arm_since = None
 
         # foreign object: a big change against the last settled view
         if st.ref_grey is not None and st.ref_grey.shape == grey.shape:
@@ -243,6 +263,19 @@ class Settler:
             return BoardSettle(board, False, MOTION, still, changed, warnings)
         return BoardSettle(board, True, None, still, changed, warnings)
 
+    def _arm_mm2(self, st: _State, grey: np.ndarray) -> float:
+        """Area (mm²) of the largest region changed since the last settled view that reaches in from the edge."""
+        import cv2
+
+        c = self.config
+        if st.ref_grey is None or st.ref_grey.shape != grey.shape:
+            return 0.0
+        new = ((cv2.absdiff(grey, st.ref_grey) > c.skin_change_level).astype(np.uint8)) * 255
+        k = max(3, int(round(c.arm_close_mm * c.px_per_mm)) | 1)
+        new = cv2.morphologyEx(new, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        margin = max(1, int(round(c.edge_mm * c.px_per_mm)))
+        return max((a for a, edge in blobs(new, margin=margin) if edge), default=0) / (c.px_per_mm * c.px_per_mm)
+
     def mark_read(self, board: str, view_bgr: np.ndarray) -> None:
         """The board was read from this view: it becomes the reference for the hand and foreign tests."""
         st = self.boards.setdefault(board, _State())
@@ -250,4 +283,4 @@ class Settler:
         st.ref_grey = _grey(view_bgr)
         st.ref_skin = skin_mask(self.balanced(board, view_bgr))
         st.read_view = st.ref_grey
-        st.foreign_since = None
+        st.foreign_since = st.arm_since = None
