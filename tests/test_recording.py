@@ -87,9 +87,10 @@ def test_end_to_end_figures(tmp_path):
 
 def test_a_full_replay_saves_its_looks_and_the_tracker_alone_replays_them(tmp_path):
     """``tablewatch e2e --tracker-only``: the looks a full replay fed the tracker are saved with the game, and the
-    tracker alone over them logs the same moves and events; a game never replayed in full says what to run."""
+    tracker alone over them logs the same moves and events; a game never replayed in full says what to run; the
+    camera side alone (``--looks-only``) saves the same looks."""
     from assistant.errors import UserError
-    from vision.replay import LOOKS_FILE, replay_folder, replay_looks
+    from vision.replay import LOOKS_FILE, replay_folder, replay_looks, save_looks
 
     opts = R.RecordingOptions(players=2, seed=7, size=(960, 540), max_states=3, hand_rate=0.5)
     R.render_game(tmp_path, opts)
@@ -101,3 +102,8 @@ def test_a_full_replay_saves_its_looks_and_the_tracker_alone_replays_them(tmp_pa
     assert again["moves"] == full["moves"]
     assert [(e["frame"], e["kind"]) for e in again["events"]] == [(e["frame"], e["kind"]) for e in full["events"]]
     assert again["stats"]["observations"] == full["stats"]["observations"] > 0
+    # ``--looks-only``: the camera side alone saves the very looks the full replay fed the tracker
+    saved = (tmp_path / LOOKS_FILE).read_text(encoding="utf-8")
+    (tmp_path / LOOKS_FILE).unlink()
+    assert save_looks(tmp_path) == full["stats"]["observations"]
+    assert (tmp_path / LOOKS_FILE).read_text(encoding="utf-8") == saved

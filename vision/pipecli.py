@@ -46,12 +46,14 @@ def add_parser(sub) -> None:
     p.add_argument("--inject-rate", type=float, default=0.1, help="share of moves preceded by an injected illegal move")
     p.add_argument("--seed", type=int, default=1, help="first game seed (default 1)")
     p.add_argument("--out", default="~/.cache/tablewatch/e2e", help="cache folder of rendered games")
-    p.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
+    p.add_argument("--workers", type=int, default=2, help="rendering processes, and --looks-only processes (default 2)")
     p.add_argument("--max-states", type=int, help="render only the first N table changes of each game (quick runs)")
     p.add_argument("--render-only", action="store_true", help="render, do not replay")
     p.add_argument("--tracker-only", action="store_true", help="replay the looks the last full run saved in each game "
                    "folder (looks.jsonl) through the tracker alone: minutes instead of hours, for work on assistant/; "
-                   "after a change to vision/ or models/, run without it")
+                   "after a change to vision/ or models/, run without it or with --looks-only first")
+    p.add_argument("--looks-only", action="store_true", help="read each game's frames with the camera side alone, --workers "
+                   "games at a time, and save their looks (looks.jsonl) for --tracker-only; no figures")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run_e2e)
 
@@ -127,6 +129,15 @@ def run_e2e(args) -> int:
         return 0
     from vision.replay import LOOKS_FILE, evaluate
 
+    if args.looks_only:
+        from vision.replay import save_looks_all
+
+        def saved(folder, n, seconds):
+            print(f"{Path(folder).name}: {n} looks saved ({seconds:.0f} s)", file=sys.stderr, flush=True)
+
+        save_looks_all(folders, workers=args.workers, progress=saved)
+        print(f"looks of {len(folders)} games saved under {out}: run with --tracker-only for the figures")
+        return 0
     if args.tracker_only:
         kept = [f for f in folders if (Path(f) / LOOKS_FILE).is_file()]
         if len(kept) < len(folders):

@@ -69,17 +69,13 @@ def make_session(db: Path, players: list[str], seed: int | None, initial: dict |
     return create(str(db), **kw)
 
 
-def replay_folder(folder, layouts: list[str] | None = None, camera: str | None = None, players: list[str] | None = None,
-                  seed: int | None = None, db: str | None = None, detector=None, quiet: bool = True,
-                  looks_out: Path | None = None) -> dict:
-    """Run the pipeline over a frame folder into a fresh session. Returns moves, events by frame, stats, messages.
-    ``looks_out``: write every observation fed to the session there (JSON lines, see ``replay_looks``)."""
+def open_recording(folder: Path, layouts: list[str] | None = None, camera: str | None = None):
+    """A recorded frame folder, opened for a replay: (its session.json, the layouts, the opened FolderSource, the
+    camera model or None)."""
     from calibration import camera as cam
     from calibration import layout as lay
-    from vision.pipeline import Pipeline
     from vision.sources import FolderSource
 
-    folder = Path(folder)
     meta = read_session_file(folder)
     names = layouts or meta.get("layouts")
     if not names:
@@ -96,6 +92,18 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
         probe = cv2.imread(str(folder / first[2])) if first else None
         size = (probe.shape[1], probe.shape[0]) if probe is not None else None
         K = cam.load(cam_path, size)
+    return meta, layout_data, source, K
+
+
+def replay_folder(folder, layouts: list[str] | None = None, camera: str | None = None, players: list[str] | None = None,
+                  seed: int | None = None, db: str | None = None, detector=None, quiet: bool = True,
+                  looks_out: Path | None = None) -> dict:
+    """Run the pipeline over a frame folder into a fresh session. Returns moves, events by frame, stats, messages.
+    ``looks_out``: write every observation fed to the session there (JSON lines, see ``replay_looks``)."""
+    from vision.pipeline import Pipeline
+
+    folder = Path(folder)
+    meta, layout_data, source, K = open_recording(folder, layouts, camera)
     ppl = players or meta.get("players")
     if not ppl:
         raise UserError("say who plays: --players Ann,Bob (or replay a folder with a session.json).")
@@ -185,6 +193,58 @@ def replay_looks(folder) -> dict:
             stats.observations += 1
             by_frame += [event_row(obs.frame, e) for e in events]
         return close_result(session, folder, meta, by_frame, stats, [])
+
+
+class _NoTracker:
+    """A session that takes observations and answers nothing: the camera side alone (``save_looks``)."""
+
+    def feed(self, obs):
+        return []
+
+
+def save_looks(folder, threads: int = 2) -> int:
+    """The camera side alone over a rendered game's frames: the observations a full replay would feed the
+    tracker, written to ``LOOKS_FILE`` for ``replay_looks``. The same looks as ``replay_folder`` saves (the data
+    flows one way: the tracker never feeds back into the camera side), in a third to a half of its time. Returns
+    the number of looks."""
+    from vision.pipeline import Pipeline
+
+    folder = Path(folder)
+    meta, layout_data, source, K = open_recording(folder)
+    looks: list[dict] = []
+    pipe = Pipeline(source, layout_data, _NoTracker(), camera=K, threads=threads, on_message=lambda lv, tx: None,
+                    on_observation=lambda obs: looks.append(obs.to_json()))
+    for frame in source:
+        pipe.step(frame)
+    source.close()
+    write_looks(folder / LOOKS_FILE, looks)
+    return len(looks)
+
+
+def _save_looks_job(folder: str) -> tuple[str, int, float]:
+    import time
+
+    import cv2
+
+    cv2.setNumThreads(1)
+    t0 = time.perf_counter()
+    return folder, save_looks(folder, threads=1), time.perf_counter() - t0
+
+
+def save_looks_all(folders, workers: int = 2, progress=None) -> None:
+    """``save_looks`` over many games, ``workers`` at a time (fresh processes: no onnxruntime state forked)."""
+    import multiprocessing as mp
+
+    if workers <= 1:
+        for f in folders:
+            r = _save_looks_job(str(f))
+            if progress:
+                progress(*r)
+        return
+    with mp.get_context("spawn").Pool(workers) as pool:
+        for r in pool.imap_unordered(_save_looks_job, [str(f) for f in folders]):
+            if progress:
+                progress(*r)
 
 
 # ---------------------------------------------------------------------------------------------- end-to-end figures
