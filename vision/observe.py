@@ -393,10 +393,17 @@ class Observer:
         t2 = time.perf_counter()
         visible = reader.visible_regions(H, (image.shape[1], image.shape[0]), self._seen_mask(image))
         out = reader.readings(dets, self.threshold, visible, self._quality(loc))
+        views = {r: view}  # the board rectified at each scale a reader wants, each made once
+
+        def view_at(scale: float):
+            if scale not in views:
+                views[scale] = rectify(image, H, lay, scale)
+            return views[scale]
+
         if self.read_tiles is not None and reader.tile_slots and cam >= TILE_MIN_CAMERA_PX_PER_MM:
             try:
                 tr = max(r, TILE_VIEW_PX_PER_MM)
-                tiles = self.read_tiles(view if tr == r else rectify(image, H, lay, tr), tr, lay)
+                tiles = self.read_tiles(view_at(tr), tr, lay)
             except UserError as exc:  # e.g. no tile gallery installed: go on without tile faces, say so once
                 self.read_tiles = None
                 self.notes.append(f"village tile faces are not read: {exc}")
@@ -405,9 +412,8 @@ class Observer:
                 if slot in visible:
                     out[reading_key(name, slot, tile=True)] = Reading(read.value, round(float(read.confidence), 4), read.others)
         if self.counter is not None and count_regions(lay):
-            cv = view if r == COUNT_PX_PER_MM else rectify(image, H, lay, COUNT_PX_PER_MM)
             q = self._quality(loc)
-            for rid, read in read_counts(cv, COUNT_PX_PER_MM, lay, self.counter, visible).items():
+            for rid, read in read_counts(view_at(COUNT_PX_PER_MM), COUNT_PX_PER_MM, lay, self.counter, visible).items():
                 key = reading_key(name, rid)
                 out[key] = counted_reading(out.get(key), read, self.counter.max_count, q)
         t3 = time.perf_counter()
