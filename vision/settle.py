@@ -17,8 +17,9 @@ Tests, in order, each giving the reason a board is left unread:
   wooden token at its corner, and a skin-coloured token put down at the edge would hold every later move back;
   An arm whose colour the skin test cannot tell from the board (a skin-toned board, a sleeve the colour of the
   print) is caught by its size instead: pixels changed since the last settled view, closed over
-  ``arm_close_mm``, making one area of ``arm_mm2`` or more that reaches in from the edge (a piece move changes a
-  few hundred mm² there; an end of turn clearing every action marker changes more, but away from the edge). One
+  ``arm_close_mm``, making one area of ``arm_mm2`` or more that reaches in from the edge (on the e2e games arms
+  held still over a skin-toned village board made 5,000-16,600 mm²; piece moves at most 2,900 mm² there, on the
+  mask board's turn-order track; an end of turn clearing every action marker changes more, but away from the edge). One
   lying still for ``foreign_accept_s`` is read (with a warning), so a large change at the edge cannot hold the
   board back for ever;
 - ``foreign object``: a large non-skin blob that differs from the last settled view (a sleeve, a cup). One that
@@ -53,7 +54,7 @@ class SettleConfig:
     hand_mm2: float = 400.0  # a new skin blob this big reaching in from the board's edge is a hand or fingers
     hand_inside_mm2: float = 9000.0  # a new skin blob this big is a hand even away from the edge (a tile is 3400)
     edge_mm: float = 6.0  # band along the board's edge left out of the hand test (table visible there)
-    arm_mm2: float = 7000.0  # a changed area this big reaching in from the edge is an arm, whatever its colour
+    arm_mm2: float = 4000.0  # a changed area this big reaching in from the edge is an arm, whatever its colour
     arm_close_mm: float = 14.0  # changed pixels this close together make one area (an arm's patchy difference)
     foreign_level: int = 45  # difference from the last settled view that counts as foreign
     foreign_mm2: float = 7000.0  # a changed blob this big is not a piece move (a village tile is 3400 mm2)
