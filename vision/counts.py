@@ -125,6 +125,12 @@ def read_counts(view: np.ndarray, px_per_mm: float, layout: dict, counter: Count
     return out
 
 
+def merged_count(read: CountRead, detected: int, max_count: int) -> int:
+    """The count a space is given: the counter's, or the detector's when the counter says "``max_count`` or more"
+    and the detector found more."""
+    return read.count if read.count < max_count else max(read.count, detected)
+
+
 def counted_reading(reading, read: CountRead, max_count: int, quality: float = 1.0):
     """A resource space's ``Reading`` with the detector's count of the space's own piece replaced by the counter's
     (other pieces the detector saw there stay; a count of ``max_count`` or more keeps the detector's count when
@@ -134,7 +140,7 @@ def counted_reading(reading, read: CountRead, max_count: int, quality: float = 1
 
     key = f"{read.piece}:none"
     counts = dict(reading.value) if reading is not None else {}
-    n = read.count if read.count < max_count else max(read.count, counts.get(key, 0))
+    n = merged_count(read, counts.get(key, 0), max_count)
     rest = {k: v for k, v in counts.items() if k != key}
     conf = min(read.confidence, quality)
     if rest and reading is not None:

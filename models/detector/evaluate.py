@@ -10,7 +10,8 @@ recall / precision (matched within 8 mm), per-region accuracy after assignment t
 regions a hand or an occluder covers are left out) and whole-board exact: the share of scenes with no wrong
 decision on any board free of hands and occluders.
 Every board in view is scored (map, village boards, score tracks, mask board); tile slots are read by
-``vision.tiles``, grey-side women and hunters read again by ``vision.tokens``. Runtime path only (onnxruntime)."""
+``vision.tiles``, grey-side women and hunters read again by ``vision.tokens``, resource spaces counted by
+``vision.counts`` (``--counter none``: by the detector alone). Runtime path only (onnxruntime)."""
 
 from __future__ import annotations
 
@@ -140,13 +141,13 @@ def read_pieces(det, view, r: float, index, close=None) -> list:
 def counted_decisions(got: dict, counter, layout: dict, close) -> None:
     """Resource spaces' decisions as the live pipeline makes them: the counter's count of the space's piece
     (``vision.counts.counted_reading``) in place of the detector's, other pieces kept."""
-    from vision.counts import read_counts
+    from vision.counts import merged_count, read_counts
 
     view, r = close
     for rid, read in read_counts(view, r, layout, counter).items():
         counts = {k: v for k, v in (got.get(rid) or ())}
         key = (read.piece, "none", "")
-        n = read.count if read.count < counter.max_count else max(read.count, counts.get(key, 0))
+        n = merged_count(read, counts.get(key, 0), counter.max_count)
         counts = {k: v for k, v in counts.items() if k != key}
         if n:
             counts[key] = n
