@@ -88,3 +88,6 @@ def test_a_missing_counter_is_a_clear_message(tmp_path):
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(UserError, match="input_px"):
         C.Counter.load(str(tmp_path / "bad.onnx"))
+    (tmp_path / "bad.json").write_text('{"input_px": 104, "max_count": 12, "px_per_mm": 2.0}')
+    with pytest.raises(UserError, match="cannot load the resource counter"):
+        C.Counter.load(str(tmp_path / "bad.onnx"))  # not an ONNX file

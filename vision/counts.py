@@ -68,12 +68,9 @@ class Counter:
     """The resource counter: ``counts(crops)`` -> (N, classes) softmax probabilities."""
 
     def __init__(self, onnx_path: Path, card: dict, threads: int = 2):
-        import onnxruntime as ort
+        from vision.detect import cpu_session
 
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
+        self.session = cpu_session(onnx_path, threads, f"cannot load the resource counter {onnx_path}")
         self.card = card
         self.size = int(card["input_px"])
         self.max_count = int(card["max_count"])

@@ -128,24 +128,30 @@ def decode(heat: np.ndarray, reg: np.ndarray, colour: np.ndarray, side: np.ndarr
     return out
 
 
+def cpu_session(path, threads: int, what: str):
+    """An onnxruntime session on the CPU with ``threads`` intra-op threads, one inter-op thread, sequential; a file
+    onnxruntime cannot load is a UserError that begins with ``what``."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    try:
+        return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own exception types for unreadable models
+        raise UserError(f"{what}: {exc}") from None
+
+
 class Detector:
     """An onnxruntime session on a committed detector; ``detect(view, view_px_per_mm)`` → [Piece]."""
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 2):
-        import onnxruntime as ort
-
         self.path = model_path(model)
         if not self.path.exists():
             raise UserError(f"detector model {self.path} not found. Train one with `tablewatch train` or use the committed models/weights/detector.onnx.")
         self.card = load_card(self.path)
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
-        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        try:
-            self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own types for corrupt files
-            raise UserError(f"cannot load the detector model {self.path}: {exc}") from None
+        self.session = cpu_session(self.path, threads, f"cannot load the detector model {self.path}")
         self.input_name = self.session.get_inputs()[0].name
         self.output_names = [o.name for o in self.session.get_outputs()]
         self.px_per_mm = float(self.card["px_per_mm"])
@@ -249,18 +255,10 @@ def time_onnx(path: str, runs: int, threads: int) -> tuple[float, tuple]:
     """Median milliseconds of one run of any ONNX model with a single fixed-size image input (zeros)."""
     import time
 
-    import onnxruntime as ort
-
     p = Path(path)
     if not p.is_file():
         raise UserError(f"--compare {path}: no such file; give the path of an .onnx model.")
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    try:
-        sess = ort.InferenceSession(str(p), so, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # onnxruntime raises its own exception types for unreadable models
-        raise UserError(f"--compare {path}: onnxruntime cannot load it ({exc}).") from None
+    sess = cpu_session(p, threads, f"--compare {path}: onnxruntime cannot load it")
     inp = sess.get_inputs()[0]
     if not all(isinstance(d, int) for d in inp.shape):
         raise UserError(f"--compare {path}: its input {inp.name} has no fixed size {inp.shape}; export it with a fixed image size.")

@@ -114,18 +114,12 @@ def evaluate_counts(logits_fn, x: np.ndarray, y: np.ndarray, regions: np.ndarray
     return out
 
 
-def _bar(step: int, total: int, t0: float, loss: float, extra: str = "") -> None:
-    el = time.perf_counter() - t0
-    eta = el / step * (total - step) if step else 0.0
-    fill = int(30 * step / total)
-    sys.stderr.write(f"\r[{'#' * fill}{'.' * (30 - fill)}] step {step}/{total}  loss {loss:.3f}  {el / 60:.1f} min  eta {eta / 60:.1f} min {extra}  ")
-    sys.stderr.flush()
-
-
 def train(data: Path, out: Path, scenes: int = 3000, seed: int = 1, steps: int = 6000, batch: int = 64, workers: int = 2,
           lr: float = 3e-3) -> dict:
     """Train and export; returns the card written beside the weights."""
     import torch
+
+    from models.detector.train import _bar
 
     d = load_crops(data, scenes, seed, workers)
     x, y = d["x"], np.minimum(d["count"].astype(np.int64), MAX_COUNT)
