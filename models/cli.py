@@ -78,13 +78,16 @@ def add_eval_parser(subparsers) -> None:
         "eval", help="evaluate a model on a fresh held-out synthetic set",
         description="Render a fresh held-out set (new seeds; stronger light, more occlusion) and print per-class "
                     "recall / precision (8 mm), per-region accuracy after layout assignment and whole-board exact.")
-    p.add_argument("what", choices=["detector"], help="which model")
+    p.add_argument("what", choices=["detector", "scores"],
+                   help="detector: recall, precision, per-region accuracy; scores: the share of detections that are real "
+                        "pieces by score (--write stores it in the model's card for the pipeline's near misses)")
     p.add_argument("--n", type=int, default=500, help="scenes (default 500)")
     p.add_argument("--seed", type=int, default=1000, help="seed of the held-out scenes; must differ from the training data seed (default 1000)")
     p.add_argument("--model", default="detector", help="detector, detector-int8 or a path to an .onnx file")
     p.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
     p.add_argument("--players", type=int, default=4, help="2, 3 or 4 players (default 4)")
     p.add_argument("--easy", action="store_true", help="no extra light / occlusion (the training distribution)")
+    p.add_argument("--write", action="store_true", help="scores: store the calibration in the model's card")
     p.add_argument("--counter", default="counter", help="resource counter model (default counter); 'none': count resources with the detector alone")
     p.set_defaults(func=run_eval)
 
@@ -132,6 +135,10 @@ def run_eval(args) -> int:
     _positive("workers", args.workers)
     if args.players not in (2, 3, 4):
         raise UserError(f"--players must be 2, 3 or 4 (got {args.players}).")
+    if args.what == "scores":
+        from models.detector.calibrate import calibrate
+
+        return calibrate(args.model, args.n, args.seed, args.workers, hard=not args.easy, write=args.write)
     from models.detector.evaluate import evaluate
 
     return evaluate(args.model, args.n, args.seed, args.workers, args.players, hard=not args.easy,

@@ -175,6 +175,7 @@ def test_onnx_runtime_on_fresh_scenes():
     (["eval", "detector", "--n", "0"], "--n"),
     (["eval", "detector", "--players", "5"], "--players"),
     (["eval", "detector", "--model", "/nonexistent/x.onnx"], "not found"),
+    (["eval", "scores", "--n", "1", "--model", "detector-int8", "--write"], "own card"),
     (["bench", "detector", "--runs", "0"], "--runs"),
 ])
 def test_cli_errors(args, words, capsys):
@@ -246,3 +247,18 @@ def test_a_class_that_cannot_lie_in_its_region_takes_the_likeliest_that_can():
     warrior_on_lake = Piece("warrior_standing", "blue", None, lx, ly, 10, 10, 0.6, (0.6, 0.0, 0.3, 0.0))
     assert fit_classes([warrior_on_lake], board.region_of, board.kind, allowed, classes)[0].cls == "canoe"
     assert fit_classes([warrior], village.region_of, village.kind, {}, classes)[0] == warrior  # a game without data
+
+
+def test_score_calibration_is_measured_and_read_from_the_card(capsys):
+    """``tablewatch eval scores`` prints the share of real pieces per score bin on fresh scenes; the committed card
+    carries one (``score_calibration``, measured on 150 scenes) and the detector reads it between bin centres."""
+    from vision.detect import Detector
+
+    assert main(["eval", "scores", "--n", "2", "--seed", "7301", "--easy", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "share of detections that are real pieces" in out and "0.25-0.30" in out
+    det = Detector("detector", threads=1)
+    cal = det.card["score_calibration"]
+    assert sum(cal["n"]) > 5000 and cal["command"].startswith("tablewatch eval scores")
+    assert det.real_share(0.175) == pytest.approx(cal["real"][0])
+    assert det.real_share(0.175) < det.real_share(0.275) < det.real_share(0.45) < 0.9

@@ -157,6 +157,18 @@ class Detector:
         self.px_per_mm = float(self.card["px_per_mm"])
         self.multiple = int(self.card.get("multiple", 8))
 
+    def real_share(self, score: float) -> float | None:
+        """The share of detections with this score that are real pieces, from the card's ``score_calibration``
+        (measured by ``tablewatch eval scores``; linear between bin centres), or None when the card has none."""
+        cal = self.card.get("score_calibration")
+        if not cal:
+            return None
+        pts = [((a + b) / 2, r) for a, b, r in zip(cal["bins"], cal["bins"][1:], cal["real"]) if r is not None]
+        if not pts:
+            return None
+        xs, ys = zip(*pts)
+        return float(np.interp(score, xs, ys))
+
     def scale_for(self, w_mm: float, h_mm: float) -> float:
         """The px/mm the net reads a board of this size at (``input_scale``)."""
         return input_scale(self.card, w_mm, h_mm)
