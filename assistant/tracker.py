@@ -57,8 +57,8 @@ from assistant.wendake.progress import ALLIANCE, ANYTIME, DISCOUNT, MOVE_STEPS, 
 from assistant.wendake.progress import available as progress_available
 from assistant.wendake.state import ANIMALS, NATIVES, RESOURCES, TRACKS, VEGETABLES, State, slot_of
 from assistant.wendake.view import (
-    MASK_BOARD, SCORE_BOARDS, ceremony_region, expected_readings, is_score_key, map_board, map_readings,
-    occupied_score_colours, score_colours, score_reading_agrees, village_board,
+    MASK_BOARD, PILE_KEYS, SCORE_BOARDS, TRACK_MAX, ceremony_region, expected_readings, is_score_key, map_board, map_readings,
+    occupied_score_colours, pile_reading_agrees, score_colours, score_reading_agrees, village_board,
 )
 
 SPEND = {"W-PRG-L1-10": (("leather", "fish"), 2), "W-PRG-L2-10": (("corn", "beans", "pumpkins"), 3),
@@ -263,6 +263,7 @@ class _Node:
     pref: int  # policy rank among moves that look alike (lower is preferred)
     edits: tuple = ()  # (index into moves, edit dict): hidden-information edits made before that move
     known: float = 0.0  # confidence of the readings that differ exactly as a known misreading (``Tracker._known``)
+    score_off: int = 0  # spaces between the score disks seen and where the state puts them (``Tracker._score_off``)
 
     @property
     def exact(self) -> bool:
@@ -279,7 +280,10 @@ class _Node:
         # last: a misreading the camera has made look after look goes on, rather than vanish just where a move
         # could absorb it (a grey hunter read as a woman in the Long House: the Ritual returned a warrior and a
         # woman, not the hunter and a warrior that would make the place read right)
-        return (round(self.cost + self.score_cost, 6), round(self.cost, 6), self.pref + left, len(self.moves), -round(self.known, 6))
+        # when the disks fit no line equally (a disk put one space too far), the line whose values lie nearest to
+        # the disks seen goes first: a purchase that leaves the disk 2 spaces off does not beat the points 1 off
+        return (round(self.cost + self.score_cost, 6), round(self.cost, 6), self.score_off, self.pref + left, len(self.moves),
+                -round(self.known, 6))
 
 
 @dataclass
@@ -356,6 +360,7 @@ class Tracker:
         # tile faces read with runner-ups: (reading key, value, confidence) -> {runner-up value: margin behind}
         self._weighed: dict[tuple, dict] = {}
         self._splits: dict[int, tuple] = {}
+        self._maps: dict[int, tuple] = {}
 
     # ---- public API --------------------------------------------------------------------------------------------
     def observe(self, obs: Observation) -> list[Event]:
@@ -370,6 +375,7 @@ class Tracker:
     def _observe(self, obs: Observation) -> list[Event]:
         items = [(k, r.value, r.confidence) for k, r in obs.readings.items()]
         self._splits = {}  # this look's and the kept looks' readings split for ``_node`` (``_split``)
+        self._maps = {}  # the same looks' readings by key (``_by_key``)
         self._weighed.update({(k, r.value, r.confidence): dict(r.others) for k, r in obs.readings.items() if r.others})
         self._last_items = {k: v for k, v, _ in items}
         nodes = self._explain(self.state, items, self._deferred)
@@ -380,6 +386,8 @@ class Tracker:
         events: list[Event] = []
         self.stats["observations"] += 1
         ok = self._acceptable(best)
+        if not ok:
+            best, ok = self._with_missed_marker(best, nodes, items)
         sig = self._score_sig(best, items) if ok else None
         if self.alts and (not ok or best.score_cost > 0):
             # the committed line cannot explain the table (or its score disks): a line kept alive since an
@@ -476,6 +484,41 @@ class Tracker:
         seen, looks = self._miscount
         self._miscount = (touched[0], looks + 1 if seen == touched[0] else 1) if one_off else (None, 0)
         return sure if one_off and self._miscount[1] >= MISCOUNT_LOOKS else []
+
+    def _with_missed_marker(self, best: _Node, nodes: list[_Node], items) -> tuple[_Node, bool]:
+        """(node, acceptable): the best line held back only by one sure reading of a tile slot where it puts a
+        player's action marker that the camera does not see, while that player's Sages area surely shows the marker
+        gone and no slot shows it (``_marker_unseen``, from the state before the look). That slot becomes a known
+        misreading (``misreadings``): the marker is taken as placed, and the slot costs nothing and raises no
+        alert until it reads right again (the year's end takes the marker back). An illegal placement shows its
+        marker on a slot, so it never gets in this way. ``(best, False)`` when there is no such line."""
+        before = expected_readings(self.state)
+        for node in sorted(nodes, key=_Node.key):
+            key = self._missed_marker(node, items, before)
+            if key is None:
+                continue
+            self.misreadings[key] = reading_error(self._last_items[key], node.exp[key])
+            again = self._node(node.state, node.moves, items, node.pref, node.exp, node.edits)
+            if self._acceptable(again):
+                return again, True
+            del self.misreadings[key]
+        return best, False
+
+    def _missed_marker(self, node: _Node, items, before: dict) -> str | None:
+        """The slot key when the one sure reading that keeps ``node`` out is a marker it places there unseen (see
+        ``_with_missed_marker``), else None."""
+        sure = [d for d in self._differing(node, items) if d[2] >= self.alert_confidence]
+        if not node.moves or len(sure) != 1:
+            return None
+        key, seen, _ = sure[0]
+        want = node.exp.get(key)
+        for p in range(self.state.n):
+            marker = f"action_marker:{self.state.players[p].colour}"
+            if key.startswith(f"{village_board(p)}/slot.") and "#" not in key:
+                if isinstance(want, tuple) and marker in dict(want) and isinstance(seen, tuple) and marker not in dict(seen) \
+                        and before.get(key) != want and self._marker_unseen(self.state, p, items, before):
+                    return key
+        return None
 
     def _explain(self, state: State, items, starts: list[_Node] = ()) -> list[_Node]:
         """Candidate explanations of ``items`` from ``state``; ``starts``: candidates of an earlier look that was
@@ -822,34 +865,56 @@ class Tracker:
     def _node(self, state: State, moves: tuple, items, pref: int, exp=None, edits: tuple = ()) -> _Node:
         exp = expected_readings(state) if exp is None else exp
         cost = worst = known = 0.0
-        score, others, seen = self._split(items, exp)
+        score, others, seen, disks = self._split(items, exp)
         occupied = occupied_score_colours(state)
         score_cost = sum(conf for key, conf in seen if key not in occupied)  # a disk seen where the state has none
         for key, colours in occupied.items():
             read = score.get(key)
             if read is not None and not score_reading_agrees(read[0], colours):
                 score_cost += read[1]
+        off = self._score_off(state, disks) if score_cost else 0
         for key, value, conf in others:
             if key not in exp:
                 continue
-            if exp[key] != value:
+            if exp[key] != value and not (key in PILE_KEYS and pile_reading_agrees(value, exp[key])):
                 if self._known(key, value, exp[key]):
                     known += conf  # no new evidence: costs nothing
                 else:
                     others = self._weighed.get((key, value, conf))
                     cost += conf if others is None else max(conf, min(others.get(exp[key], 1.0), TILE_EVIDENCE_CAP))
                     worst = max(worst, conf)
-        return _Node(state, moves, exp, cost, score_cost, worst, pref, edits, known)
+        return _Node(state, moves, exp, cost, score_cost, worst, pref, edits, known, off)
+
+    @staticmethod
+    def _score_off(state: State, disks: dict) -> int:
+        """Spaces between where ``state`` puts each score disk and the nearest space its colour is read on in
+        that row (``disks``: (board, row, colour) -> spaces, from ``_split``); 0 for a disk not read anywhere."""
+        off = 0
+        for board, pair in zip(SCORE_BOARDS, state.pairs):
+            for track, row in zip(pair, ("upper", "lower")):
+                for pl in state.players:
+                    seen = disks.get((board, row, pl.colour))
+                    if seen:
+                        v = max(0, min(TRACK_MAX, pl.tracks[track]))
+                        off += min(abs(v - w) for w in seen)
+        return off
 
     def _split(self, items, exp: dict):
         """A look's readings split once for the many positions weighed against it: ({score key: (value,
-        confidence)}, the other readings, [(score key, confidence)] of the score spaces not read empty)."""
+        confidence)}, the other readings, [(score key, confidence)] of the score spaces not read empty,
+        {(score board, row, colour): [spaces the colour is read on]})."""
         got = self._splits.get(id(items))
         if got is not None and got[0] is items:
             return got[1]
         score = {k: (v, c) for k, v, c in items if k in exp and is_score_key(k)}
         others = [(k, v, c) for k, v, c in items if not is_score_key(k)]
-        split = (score, others, [(k, c) for k, (v, c) in score.items() if _bad_empty(v)])
+        disks: dict[tuple, list[int]] = {}
+        for k, (v, _c) in score.items():
+            board, region, _ = split_reading_key(k)
+            row, space = region.split(".")
+            for piece, _n in v or ():
+                disks.setdefault((board, row, split_key(piece)[1]), []).append(int(space))
+        split = (score, others, [(k, c) for k, (v, c) in score.items() if _bad_empty(v)], disks)
         self._splits[id(items)] = (items, split)
         return split
 
@@ -870,7 +935,8 @@ class Tracker:
     def _open(self, key: str, value, exp: dict) -> bool:
         """Whether the reading ``value`` at ``key`` is a difference still to explain from expected readings
         ``exp``: it disagrees, and not as a known misreading does."""
-        return key in exp and exp[key] != value and not self._known(key, value, exp[key])
+        return key in exp and exp[key] != value and not self._known(key, value, exp[key]) \
+            and not (key in PILE_KEYS and pile_reading_agrees(value, exp[key]))
 
     def _learn_misreadings(self, node: _Node, items) -> None:
         """After a look is accepted: remember the unsure disagreements it tolerated (keyed by how they differ),
@@ -878,10 +944,10 @@ class Tracker:
         for key, value, conf in items:
             if key not in node.exp or is_score_key(key):
                 continue
-            if node.exp[key] != value and conf < self.alert_confidence:
+            if node.exp[key] != value and conf < self.alert_confidence and not (key in PILE_KEYS and pile_reading_agrees(value, node.exp[key])):
                 self.misreadings[key] = reading_error(value, node.exp[key])
-            else:  # reads right again, or a sure disagreement (an alert, not a misreading)
-                self.misreadings.pop(key, None)
+            elif not self._known(key, value, node.exp[key]):  # reads right again, or a new sure disagreement (an
+                self.misreadings.pop(key, None)  # alert, not a misreading); the same one again stays known
 
     def _differing(self, node: _Node, items, min_conf: float = 0.0) -> list[tuple[str, object, float]]:
         """The non-score readings that disagree with ``node`` (known misreadings left out), with their confidence."""
@@ -1030,11 +1096,14 @@ class Tracker:
                 [a.kind for a in st.turn.pending[st.turn.cursor:]]
         exp = node.exp
         military = []
+        unseen = self._marker_unseen(st, p, items, exp)
         for m in legal_moves(st, samples=0, edition=self.ed):
             if isinstance(m, M.Activate):
                 if year_may_end or shows(f"{vb}/slot.{m.slot[0] * 3 + m.slot[1]}", f"action_marker:{colour}"):
                     out.append((m, 0, None))
                     out += [(m, 1, e) for e in self._tile_swaps(st, p, m.slot[0] * 3 + m.slot[1], items)]
+                elif unseen:  # the marker left the Sages and shows nowhere: any tile it may lie on, unseen
+                    out.append((m, 1, None))
             elif isinstance(m, M.ReserveTurnOrder):
                 if year_may_end or shows(f"wendake-mask/turn_order.{len(st.turn_order_track) + 1}", f"tribe_disk:{colour}"):
                     out.append((m, 0, None))
@@ -1073,6 +1142,33 @@ class Tracker:
         if st.players[p].progress:
             out += self._use_progress_candidates(node, items, by_key, open_keys)
         return out
+
+    def _marker_unseen(self, st: State, p: int, items, exp: dict) -> bool:
+        """Whether player ``p``'s next action marker surely left the Sages area and no tile slot shows it where it
+        was not before: a marker the camera misses on its tile (a red marker on a dark tile, e2e 3p s14). Its
+        Activate is then tried on every slot, one rank worse; a marker seen on a slot (legal or not) is never
+        explained this way."""
+        pl = st.players[p]
+        if pl.sages < 1:
+            return False
+        vb = village_board(p)
+        marker = f"action_marker:{pl.colour}"
+        read = self._by_key(items)
+        sage = read.get(f"{vb}/sage.{pl.sages}")
+        if sage is None or sage[1] < self.alert_confidence or not isinstance(sage[0], tuple) or marker in dict(sage[0]):
+            return False
+        for k in range(9):
+            v = read.get(f"{vb}/slot.{k}", (None,))[0]
+            if isinstance(v, tuple) and marker in dict(v) and v != exp.get(f"{vb}/slot.{k}"):
+                return False
+        return True
+
+    def _by_key(self, items) -> dict:
+        """{key: (value, confidence)} of a look's readings, made once per look (cached like ``_split``)."""
+        got = self._maps.get(id(items))
+        if got is None or got[0] is not items:
+            got = self._maps[id(items)] = (items, {k: (v, c) for k, v, c in items})
+        return got[1]
 
     # ---- Move candidates from the map difference --------------------------------------------------------------
     def _move_candidates(self, node: _Node, items) -> list:
