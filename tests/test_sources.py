@@ -128,7 +128,7 @@ class FakeCamera(S.LiveSource):
             return None  # unplugged
         act = h["plan"].pop(0)
         if act == "stall":
-            h["stalled"].wait(2.0)
+            h["stalled"].wait(5.0)
             return None
         return _img(self.connects)
 
@@ -138,7 +138,7 @@ class FakeCamera(S.LiveSource):
 
 def test_live_source_reconnects_after_unplug_and_stall():
     seen = []
-    cam = FakeCamera([["ok"] * 3, None, ["ok", "stall"], ["ok"] * 2], stall_s=0.2, retries=4, backoff_s=0.01, on_status=seen.append)
+    cam = FakeCamera([["ok"] * 3, None, ["ok", "stall"], ["ok"] * 2], stall_s=1.0, retries=4, backoff_s=0.01, on_status=seen.append)
     with cam:
         frames = []
         for f in cam:
