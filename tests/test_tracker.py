@@ -669,7 +669,8 @@ def test_an_action_marker_the_camera_misses_on_its_tile_is_taken_as_placed():
 
 
 def test_a_disk_hidden_in_the_restore_heap_is_no_difference():
-    """The mask board's restore area holds the disks of every player off the ceremony spaces, dropped on each
+    """Piles (``view.PILE_KEYS``): the lakes, where a canoe put down may hide another and no rule takes one out of
+    play, and the mask board's restore area, which holds the disks of every player off the ceremony spaces, dropped on each
     other: the camera sees the top ones. A reading of some of them and nothing else agrees
     (``view.pile_reading_agrees``): game 5's first year, read with the heap one disk short (surely, 0.8) whenever it
     holds two or more, is followed without an alert; a disk there that no state puts there still differs."""
@@ -679,6 +680,12 @@ def test_a_disk_hidden_in_the_restore_heap_is_no_difference():
     assert pile_reading_agrees((("tribe_disk:red", 1),), (("tribe_disk:blue", 1), ("tribe_disk:red", 1)))
     assert not pile_reading_agrees((), (("tribe_disk:red", 1),))
     assert not pile_reading_agrees((("tribe_disk:green", 1),), (("tribe_disk:red", 1),))
+    from assistant.wendake.view import PILE_KEYS
+
+    lake = f"{map_board(3)}/L3"  # e2e 3p s5: a green canoe put over the blue one there since the set-up
+    assert lake in PILE_KEYS
+    assert pile_reading_agrees((("canoe:green", 1), ("canoe:red", 1)), (("canoe:blue", 1), ("canoe:green", 1), ("canoe:red", 1)))
+    assert not pile_reading_agrees((("canoe:green", 2),), (("canoe:green", 1), ("canoe:red", 1)))
     states, moves = record(2, 5)
     tracker = Tracker(conceal(new_game(NAMES[:2], seed=5)))
     short = alerts = 0

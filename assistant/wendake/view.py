@@ -9,7 +9,7 @@ Boards and readings (every region below is read; an empty region reads as the em
 * ``wendake-map-{n}p``: territory ``T05`` / Home ``H1`` -> standing guards ``warrior_standing:<colour>``;
   productive area ``T05.pa1`` -> its occupant, counted once (a Home stack of 4 women shows as one piece):
   ``woman:<colour>:colour``, ``hunter:<colour>:colour`` or ``warrior_lying:<colour>`` (an outpost);
-  lake ``L2`` -> ``canoe:<colour>``.
+  lake ``L2`` -> ``canoe:<colour>`` (a pile: a reading of some of its canoes agrees, ``pile_reading_agrees``).
 * ``wendake-village-{p+1}`` (player index p): ``long_house`` -> ``warrior_standing:<c>``, ``woman:<c>:grey``,
   ``hunter:<c>:grey``; ``slot.K`` (K = row*3+col) -> ``action_marker:<c>`` when this year's marker is there and
   ``fire_token:none`` on the Sacred Fire tile; ``sage.N`` (N = 1..4) -> ``action_marker:<c>`` for the markers still
@@ -125,15 +125,19 @@ def score_reading_agrees(value, colours_here: set[str]) -> bool:
     return cls == "tribe_disk" and rest.split(":")[0] in colours_here
 
 
-PILE_KEYS = frozenset({f"{MASK_BOARD}/restore"})  # disks dropped in a heap: the ones underneath hide
+# places where a piece may hide under another and a reading of fewer pieces is no evidence: the mask board's
+# restore heap, and the lakes (W-ACT-2: canoes never leave play, and which lake holds one makes no difference)
+PILE_KEYS = frozenset({f"{MASK_BOARD}/restore"} | {f"{map_board(n)}/L{k}" for n in (1, 2, 3, 4) for k in range(1, 7)})
 
 
 def pile_reading_agrees(value, expected) -> bool:
-    """A heap's reading (``PILE_KEYS``: the mask board's restore area, where the disks of every player off the
-    ceremony spaces lie on top of each other) against the disks a state puts there: it agrees when it shows some
-    of them and nothing else, or nothing when there are none. Who is there also shows on the ceremony spaces (the
-    players not on one), so a disk hidden in the heap loses nothing (e2e 2p s1004, a blue disk under a red one,
-    read one short at 0.68 look after look)."""
+    """A pile's reading (``PILE_KEYS``) against the pieces a state puts there: it agrees when it shows some of them
+    and nothing else, or nothing when there are none. In the mask board's restore area the disks of every player
+    off the ceremony spaces lie on top of each other, and who is there also shows on the ceremony spaces (e2e 2p
+    s1004, a blue disk under a red one, read one short at 0.68 look after look). On a lake a canoe put down
+    beside or over another hides it (e2e 3p s5: a green canoe over the blue one there since the set-up); no rule
+    takes a canoe out of play (W-ACT-2), so fewer canoes than the game has put there is a misreading, never a
+    move. A canoe seen that no state puts there still differs, and a Canoe's new canoe is still looked for."""
     if not isinstance(value, tuple) or not isinstance(expected, tuple):
         return value == expected
     want = dict(expected)
