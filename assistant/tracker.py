@@ -1115,8 +1115,9 @@ class Tracker:
                 if maybe(f"{mp}/{m.territory}.pa{m.pa}"):
                     out.append((m, 0, None))
             elif isinstance(m, M.Canoe):
-                if maybe(f"{mp}/{m.lake}"):
-                    out.append((m, 0, None))
+                # a lake is a pile (``view.PILE_KEYS``): a new canoe may not show at all; one rank worse, such a
+                # Canoe wins only where the table shows its effect (a Fish catching one fish more)
+                out.append((m, 0 if maybe(f"{mp}/{m.lake}") else 1, None))
             elif isinstance(m, M.Military):
                 military.append(m)
             elif isinstance(m, (M.MaskCeremony, M.Move, M.Trade, M.UseProgress)):

@@ -720,3 +720,29 @@ def test_when_no_line_fits_a_disk_the_nearest_goes_first():
     a = _Node(st, (), {}, 0.2, 0.7, 0.2, 1, score_off=near)
     b = _Node(st, (), {}, 0.2, 0.7, 0.2, 0, score_off=far)
     assert min([b, a], key=_Node.key) is a
+
+
+def test_a_canoe_hidden_on_its_lake_is_found_by_the_fish_it_catches():
+    """Game 8 (2 players), move 81: a Canoe whose new canoe never shows (put down over another on the lake, e2e 3p
+    s14), then a Fish. The lake reads as before; it is a pile, so that agrees with the canoe there or not. At the
+    Canoe's look nothing changed; at the Fish's look the fish space shows one fish more than the canoes the
+    tracker knew of: a Canoe on a lake where nothing new shows (tried one rank worse) explains it. Which lake does
+    not show; no rule depends on it (W-ACT-2)."""
+    states, moves = record(2, 8)
+    i = 81
+    assert isinstance(moves[i], M.Canoe) and isinstance(moves[i + 1], M.Fish)
+    lake = f"{map_board(2)}/{moves[i].lake}"
+    hidden = expected_readings(states[i])[lake]
+    tracker = Tracker(conceal(new_game(NAMES[:2], seed=8)))
+    for k in range(i):
+        tracker.observe(observation(states[k + 1], k))
+    assert expected_readings(tracker.state) == expected_readings(states[i])
+    events, n = [], len(tracker.moves)
+    for k in (i, i + 1):  # a look after the Canoe, then after the Fish; the new canoe never shows
+        obs = observation(states[k + 1], k)
+        obs.readings[lake] = Reading(hidden, 0.9)
+        events += tracker.observe(obs)
+    assert not any(isinstance(e, ALERTS) for e in events)
+    assert [type(m) for m in tracker.moves[n:]] == [M.Canoe, M.Fish]  # which lake does not show: a guess
+    p = states[i].current
+    assert tracker.state.canoes_in_play(p) == states[i + 2].canoes_in_play(p)
