@@ -80,7 +80,8 @@ def add_eval_parser(subparsers) -> None:
                     "recall / precision (8 mm), per-region accuracy after layout assignment and whole-board exact.")
     p.add_argument("what", choices=["detector", "scores"],
                    help="detector: recall, precision, per-region accuracy; scores: the share of detections that are real "
-                        "pieces by score (--write stores it in the model's card for the pipeline's near misses)")
+                        "pieces by score, on scenes of 2, 3 and 4 players in turn (--write stores it in the model's card for the "
+                        "pipeline's near misses)")
     p.add_argument("--n", type=int, default=500, help="scenes (default 500)")
     p.add_argument("--seed", type=int, default=1000, help="seed of the held-out scenes; must differ from the training data seed (default 1000)")
     p.add_argument("--model", default="detector", help="detector, detector-int8 or a path to an .onnx file")

@@ -304,5 +304,6 @@ def test_a_near_miss_makes_its_region_as_unsure_as_such_a_score_is_often_real():
     assert r.readings(near, 0.3)[key] == Reading((), 0.46)
     share = {0.27: 0.28, 0.17: 0.04}.get
     assert r.readings(near, 0.3, real_share=share)[key] == Reading((), 0.44)
+    assert r.readings(near, 0.3, real_share=lambda score: None)[key] == Reading((), 0.46)  # a card without one
     faint = [Piece("action_marker", "red", None, 84, 74, 15, 15, 0.17)]
     assert r.readings(faint, 0.3, real_share=share)[key] == Reading((), 0.92)

@@ -114,8 +114,8 @@ class RegionReader:
             if rid is None or rid not in counts:
                 continue
             if p.score < threshold:
-                real = p.score if real_share is None else real_share(p.score)
-                conf[rid] = min(conf[rid], max(0.0, 1.0 - 2.0 * real))
+                real = real_share(p.score) if real_share is not None else None
+                conf[rid] = min(conf[rid], max(0.0, 1.0 - 2.0 * (p.score if real is None else real)))
                 continue
             key = piece_key(p.cls, p.colour, p.side)
             if rid in self.occupied:
