@@ -746,3 +746,20 @@ def test_a_canoe_hidden_on_its_lake_is_found_by_the_fish_it_catches():
     assert [type(m) for m in tracker.moves[n:]] == [M.Canoe, M.Fish]  # which lake does not show: a guess
     p = states[i].current
     assert tracker.state.canoes_in_play(p) == states[i + 2].canoes_in_play(p)
+
+
+def test_a_disk_put_onto_another_raises_one_alert_not_two():
+    """Paul's disk put one space too far, onto Ringo's (e2e 2p s1001): the space shows Paul's disk on top and
+    Ringo's is not seen. Paul's disk is flagged; Ringo's may just lie under it, so it is not flagged too."""
+    from assistant.wendake.view import SCORE_BOARDS, score_readings
+
+    states, _ = record(2, 1)
+    st = states[0].copy()
+    track = st.pairs[0][0]  # the upper row of scores-a
+    st.players[0].tracks[track], st.players[1].tracks[track] = 5, 4
+    tracker = Tracker(st)
+    readings = {k: Reading(v, 0.9) for k, v in score_readings(st).items()}
+    top = f"{SCORE_BOARDS[0]}/upper.5"
+    readings.update({f"{SCORE_BOARDS[0]}/upper.4": Reading((), 0.9), top: Reading(((f"tribe_disk:{st.players[1].colour}", 1),), 0.9)})
+    events = tracker._check_scores([(k, r.value, r.confidence) for k, r in readings.items()])
+    assert [(e.player, e.track, e.seen) for e in events if isinstance(e, ScoreMismatch)] == [(1, track, 5)]
