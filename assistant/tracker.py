@@ -57,8 +57,8 @@ from assistant.wendake.progress import ALLIANCE, ANYTIME, DISCOUNT, MOVE_STEPS, 
 from assistant.wendake.progress import available as progress_available
 from assistant.wendake.state import ANIMALS, NATIVES, RESOURCES, TRACKS, VEGETABLES, State, slot_of
 from assistant.wendake.view import (
-    MASK_BOARD, PILE_KEYS, SCORE_BOARDS, TRACK_MAX, ceremony_region, expected_readings, is_score_key, map_board, map_readings,
-    occupied_score_colours, pile_reading_agrees, score_colours, score_reading_agrees, village_board,
+    MASK_BOARD, SCORE_BOARDS, TRACK_MAX, ceremony_region, expected_readings, is_score_key, map_board, map_readings,
+    occupied_score_colours, reading_differs, score_colours, score_reading_agrees, village_board,
 )
 
 SPEND = {"W-PRG-L1-10": (("leather", "fish"), 2), "W-PRG-L2-10": (("corn", "beans", "pumpkins"), 3),
@@ -876,7 +876,7 @@ class Tracker:
         for key, value, conf in others:
             if key not in exp:
                 continue
-            if exp[key] != value and not (key in PILE_KEYS and pile_reading_agrees(value, exp[key])):
+            if reading_differs(key, value, exp[key]):
                 if self._known(key, value, exp[key]):
                     known += conf  # no new evidence: costs nothing
                 else:
@@ -935,8 +935,7 @@ class Tracker:
     def _open(self, key: str, value, exp: dict) -> bool:
         """Whether the reading ``value`` at ``key`` is a difference still to explain from expected readings
         ``exp``: it disagrees, and not as a known misreading does."""
-        return key in exp and exp[key] != value and not self._known(key, value, exp[key]) \
-            and not (key in PILE_KEYS and pile_reading_agrees(value, exp[key]))
+        return key in exp and reading_differs(key, value, exp[key]) and not self._known(key, value, exp[key])
 
     def _learn_misreadings(self, node: _Node, items) -> None:
         """After a look is accepted: remember the unsure disagreements it tolerated (keyed by how they differ),
@@ -944,7 +943,7 @@ class Tracker:
         for key, value, conf in items:
             if key not in node.exp or is_score_key(key):
                 continue
-            if node.exp[key] != value and conf < self.alert_confidence and not (key in PILE_KEYS and pile_reading_agrees(value, node.exp[key])):
+            if conf < self.alert_confidence and reading_differs(key, value, node.exp[key]):
                 self.misreadings[key] = reading_error(value, node.exp[key])
             elif not self._known(key, value, node.exp[key]):  # reads right again, or a new sure disagreement (an
                 self.misreadings.pop(key, None)  # alert, not a misreading); the same one again stays known
@@ -1096,14 +1095,17 @@ class Tracker:
                 [a.kind for a in st.turn.pending[st.turn.cursor:]]
         exp = node.exp
         military = []
-        unseen = self._marker_unseen(st, p, items, exp)
+        unseen = None  # ``_marker_unseen``, asked once, at the first Activate whose slot does not show the marker
         for m in legal_moves(st, samples=0, edition=self.ed):
             if isinstance(m, M.Activate):
                 if year_may_end or shows(f"{vb}/slot.{m.slot[0] * 3 + m.slot[1]}", f"action_marker:{colour}"):
                     out.append((m, 0, None))
                     out += [(m, 1, e) for e in self._tile_swaps(st, p, m.slot[0] * 3 + m.slot[1], items)]
-                elif unseen:  # the marker left the Sages and shows nowhere: any tile it may lie on, unseen
-                    out.append((m, 1, None))
+                else:  # the marker left the Sages and shows nowhere: any tile it may lie on, unseen
+                    if unseen is None:
+                        unseen = self._marker_unseen(st, p, items, exp)
+                    if unseen:
+                        out.append((m, 1, None))
             elif isinstance(m, M.ReserveTurnOrder):
                 if year_may_end or shows(f"wendake-mask/turn_order.{len(st.turn_order_track) + 1}", f"tribe_disk:{colour}"):
                     out.append((m, 0, None))

@@ -156,17 +156,17 @@ class Detector:
         self.output_names = [o.name for o in self.session.get_outputs()]
         self.px_per_mm = float(self.card["px_per_mm"])
         self.multiple = int(self.card.get("multiple", 8))
+        cal = self.card.get("score_calibration") or {}
+        # (bin centre, share of real pieces) of the card's calibration, read once: ``real_share`` is asked per near miss
+        self._calibration = [((a + b) / 2, r) for a, b, r in zip(cal.get("bins", []), cal.get("bins", [])[1:], cal.get("real", []))
+                             if r is not None]
 
     def real_share(self, score: float) -> float | None:
         """The share of detections with this score that are real pieces, from the card's ``score_calibration``
         (measured by ``tablewatch eval scores``; linear between bin centres), or None when the card has none."""
-        cal = self.card.get("score_calibration")
-        if not cal:
+        if not self._calibration:
             return None
-        pts = [((a + b) / 2, r) for a, b, r in zip(cal["bins"], cal["bins"][1:], cal["real"]) if r is not None]
-        if not pts:
-            return None
-        xs, ys = zip(*pts)
+        xs, ys = zip(*self._calibration)
         return float(np.interp(score, xs, ys))
 
     def scale_for(self, w_mm: float, h_mm: float) -> float:

@@ -144,6 +144,12 @@ def pile_reading_agrees(value, expected) -> bool:
     return bool(value) == bool(want) and all(n <= want.get(k, 0) for k, n in value)
 
 
+def reading_differs(key: str, value, expected) -> bool:
+    """Whether a non-score reading disagrees with the value a state expects at ``key`` (a pile agrees when it
+    shows some of its pieces, ``pile_reading_agrees``)."""
+    return value != expected and not (key in PILE_KEYS and pile_reading_agrees(value, expected))
+
+
 def expected_readings(state) -> dict[str, object]:
     """Every reading a perfect camera takes of ``state``: ``{reading key: value}`` (see the module doc)."""
     out = map_readings(state)
