@@ -1,7 +1,8 @@
 """Builds the tile gallery of the schematic edition (``calibration/tiles/wendake-schematic.npz``) from our own
 print art: every tile of the edition on both sides, plus the bare slot, drawn the way the scene generator draws
-them (``models.synth.scene.draw_tiles``) at a few scales, turns and blurs. Build-time only; the runtime reads the
-committed ``.npz`` through ``vision.tiles``.
+them (``models.synth.scene.draw_tiles``) at a few scales, turns and blurs, and the glyph references of every label
+printed at the sharpnesses the scene generator draws boards at (1 to 4 px/mm: a name printed at 1 px/mm has
+bolder strokes, seen at 2). Build-time only; the runtime reads the committed ``.npz`` through ``vision.tiles``.
 
     python -m models.tiles_gallery            # rewrites calibration/tiles/wendake-schematic.npz
 """
@@ -11,6 +12,9 @@ from __future__ import annotations
 import sys
 
 import numpy as np
+
+
+GLYPH_PRINT_PX_PER_MM = (1.0, 1.5, 2.0, 3.0, 4.0)
 
 
 def labels_of_edition() -> list[tuple[str, str]]:
@@ -61,7 +65,8 @@ def build(out_path=None) -> str:
         for rot in (-2.0, 0.0, 2.0):
             for blur in (0.0, 1.2):
                 samples += render_samples(px_per_mm, rot, blur, rng)
-    gallery = build_gallery(samples, DEFAULT_GALLERY, "schematic print art (models/tiles_gallery.py), not the retail tiles")
+    glyphs = [sample for px_per_mm in GLYPH_PRINT_PX_PER_MM for sample in render_samples(px_per_mm, 0.0, 0.0, rng)]
+    gallery = build_gallery(samples, DEFAULT_GALLERY, "schematic print art (models/tiles_gallery.py), not the retail tiles", glyphs)
     path = out_path or GALLERY_DIR / f"{DEFAULT_GALLERY}.npz"
     gallery.save(path)
     return f"{path}: {len(samples)} samples, {len(set(gallery.labels))} labels"

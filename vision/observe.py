@@ -410,7 +410,8 @@ class Observer:
         if self.read_tiles is not None and reader.tile_slots and cam >= TILE_MIN_CAMERA_PX_PER_MM:
             try:
                 tr = max(r, TILE_VIEW_PX_PER_MM)
-                tiles = self.read_tiles(view_at(tr), tr, lay)
+                pieces = [(d.x_mm, d.y_mm) for d in dets if d.score >= self.threshold]  # a marker hides part of a name
+                tiles = self.read_tiles(view_at(tr), tr, lay, pieces=pieces)
             except UserError as exc:  # e.g. no tile gallery installed: go on without tile faces, say so once
                 self.read_tiles = None
                 self.notes.append(f"village tile faces are not read: {exc}")

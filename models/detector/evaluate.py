@@ -95,10 +95,8 @@ def _render(args):
         board = next(b for b in lab["boards"] if b["board"] == rect["board"])
         tiles = None
         if board.get("tiles") is not None and any(r.get("kind") == "tile_slot" for r in _layout(rect["board"])["regions"]):
-            from vision.tiles import read_tiles
-
             truth = {t["slot"]: f"{t['tile']}:{t['side']}" for t in board["tiles"]}
-            tiles = (truth, read_tiles(native, r0, _layout(rect["board"])))  # tiles are read at the view's own scale
+            tiles = (truth, native, r0)  # tiles are read at the view's own scale, once the pieces on them are known
         # grey tokens are read again from the view's own scale too (a village board's Long House), and resource
         # spaces counted there (``vision.counts``)
         close = (native, r0) if any(r.get("kind") in ("long_house", "resource_space") for r in _layout(rect["board"])["regions"]) else None
@@ -252,7 +250,10 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
             reg_kind_ok[kind][0] += ok
             reg_kind_ok[kind][1] += 1
         if tiles is not None:  # each tile slot's tile and side is one decision
-            truth_tiles, read = tiles
+            from vision.tiles import read_tiles
+
+            truth_tiles, native, r0 = tiles
+            read = read_tiles(native, r0, idx.layout, pieces=[(p.x_mm, p.y_mm) for p in pieces])  # as the pipeline
             for rid, (val, _conf, _others) in read.items():
                 if rid in hidden:
                     continue
