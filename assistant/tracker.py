@@ -353,6 +353,7 @@ class Tracker:
         # known misreadings: reading key -> how the camera's reading differed from the accepted state there
         # (``reading_error``) when an unsure disagreement was tolerated; the same error again is old news
         self.misreadings: dict[str, object] = {}
+        self._misread_at: dict[str, int] = {}  # reading key -> moves in the log when its misreading was first tolerated
         self._score_seen = None  # the score readings that disagreed at the last look explained (``_score_sig``)
         self._looks: list[tuple[int, list]] = []  # (moves before, reading items) of the last looks that added moves
         self._unexplained = 0  # looks in a row nothing explained (``_try_backtrack`` tries the first few)
@@ -426,7 +427,7 @@ class Tracker:
                     self.last_candidates = cands
                     events.append(self._alert(NeedsConfirmation(0, [self._candidate_json(i, n) for i, n in enumerate(cands)])))
             self._remember(items, at, best, nodes)
-            self._learn_misreadings(best, items)
+            self._learn_misreadings(best, items, at)
             if len(self.moves) > at:
                 self._looks = (self._looks + [(at, items)])[-BACKTRACK_LOOKS:]
             if stubborn:  # the moves are in; the places they did not touch that still disagree stay an alert
@@ -485,16 +486,18 @@ class Tracker:
         self._miscount = (touched[0], looks + 1 if seen == touched[0] else 1) if one_off else (None, 0)
         return sure if one_off and self._miscount[1] >= MISCOUNT_LOOKS else []
 
-    def _with_missed_marker(self, best: _Node, nodes: list[_Node], items) -> tuple[_Node, bool]:
+    def _with_missed_marker(self, best: _Node, nodes: list[_Node], items, base: State | None = None) -> tuple[_Node, bool]:
         """(node, acceptable): the best line held back only by one sure reading of a tile slot where it puts a
         player's action marker that the camera does not see, while that player's Sages area surely shows the marker
         gone and no slot shows it (``_marker_unseen``, from the state before the look). That slot becomes a known
         misreading (``misreadings``): the marker is taken as placed, and the slot costs nothing and raises no
         alert until it reads right again (the year's end takes the marker back). An illegal placement shows its
-        marker on a slot, so it never gets in this way. ``(best, False)`` when there is no such line."""
-        before = expected_readings(self.state)
+        marker on a slot, so it never gets in this way. ``(best, False)`` when there is no such line. ``base``: the
+        position the lines start from (the committed one, or an earlier one when re-reading)."""
+        base = self.state if base is None else base
+        before = expected_readings(base)
         for node in sorted(nodes, key=_Node.key):
-            key = self._missed_marker(node, items, before)
+            key = self._missed_marker(node, items, before, base)
             if key is None:
                 continue
             self.misreadings[key] = reading_error(self._last_items[key], node.exp[key])
@@ -504,7 +507,7 @@ class Tracker:
             del self.misreadings[key]
         return best, False
 
-    def _missed_marker(self, node: _Node, items, before: dict) -> str | None:
+    def _missed_marker(self, node: _Node, items, before: dict, base: State) -> str | None:
         """The slot key when the one sure reading that keeps ``node`` out is a marker it places there unseen (see
         ``_with_missed_marker``), else None."""
         sure = [d for d in self._differing(node, items) if d[2] >= self.alert_confidence]
@@ -512,11 +515,11 @@ class Tracker:
             return None
         key, seen, _ = sure[0]
         want = node.exp.get(key)
-        for p in range(self.state.n):
-            marker = f"action_marker:{self.state.players[p].colour}"
+        for p in range(base.n):
+            marker = f"action_marker:{base.players[p].colour}"
             if key.startswith(f"{village_board(p)}/slot.") and "#" not in key:
                 if isinstance(want, tuple) and marker in dict(want) and isinstance(seen, tuple) and marker not in dict(seen) \
-                        and before.get(key) != want and self._marker_unseen(self.state, p, items, before):
+                        and before.get(key) != want and self._marker_unseen(base, p, items, before):
                     return key
         return None
 
@@ -637,18 +640,38 @@ class Tracker:
         spoils is often explained again by the next, and re-reading far back on it once switched a right Restore
         for a wrong one."""
         depth = BACKTRACK_FIRST if self._unexplained <= 1 else BACKTRACK_LOOKS
+        suspect = self._suspect_look()
+        if suspect is not None:
+            depth = max(depth, len(self._looks) - suspect)
         for back in range(1, min(depth, len(self._looks)) + 1):
             at = self._looks[-back][0]
             base = self.replay(at)
             nodes = self._explain(base, items)
             best = min(nodes, key=_Node.key)
-            if not best.moves or not self._acceptable(best) or list(best.moves) == self.moves[at:]:
-                continue
-            if self._explains_looks(base, best, [it for _, it in self._looks[-back:]]):
+            known = dict(self.misreadings)
+            ok = self._acceptable(best)
+            if not ok:  # the marker of a turn re-read may be one the camera missed (3p s17: a tile's Move that
+                best, ok = self._with_missed_marker(best, nodes, items, base)  # a hidden Mask had been taken for)
+            if best.moves and ok and list(best.moves) != self.moves[at:] \
+                    and self._explains_looks(base, best, [it for _, it in self._looks[-back:]]):
                 self.stats["backtracks"] += 1
                 edits = [{"at": i, "edit": e} for i, e in best.edits]
                 return self._switch(at, list(best.moves), edits, items)
+            self.misreadings = known
         return None
+
+    def _suspect_look(self) -> int | None:
+        """The index in ``_looks`` of the earliest kept look that tolerated a misreading the table still shows
+        exactly so (a turn-order disk read yellow at 0.57 while the line gave the space to nobody): a reading
+        that stays the same look after look may have been right, and the line chosen there wrong (4p s9: a
+        reservation taken for another player's Ritual under a hand). None when there is none."""
+        exp = expected_readings(self.state)
+        since = [self._misread_at[k] for k, v in self._last_items.items()
+                 if k in self._misread_at and k in exp and self._known(k, v, exp[k])]
+        if not since:
+            return None
+        first = min(since)
+        return next((i for i, (at, _) in enumerate(self._looks) if at >= first), None)
 
     def _explains_looks(self, base: State, node: _Node, looks: list) -> bool:
         """Whether the positions ``node``'s moves pass through from ``base`` explain each of ``looks`` in order
@@ -937,14 +960,18 @@ class Tracker:
         ``exp``: it disagrees, and not as a known misreading does."""
         return key in exp and reading_differs(key, value, exp[key]) and not self._known(key, value, exp[key])
 
-    def _learn_misreadings(self, node: _Node, items) -> None:
-        """After a look is accepted: remember the unsure disagreements it tolerated (keyed by how they differ),
-        forget the places that now read right; places not read this look keep what was known."""
+    def _learn_misreadings(self, node: _Node, items, at: int) -> None:
+        """After a look is accepted (its moves played from log position ``at``): remember the unsure disagreements
+        it tolerated (keyed by how they differ, and from when), forget the places that now read right; places not
+        read this look keep what was known."""
         for key, value, conf in items:
             if key not in node.exp or is_score_key(key):
                 continue
             if conf < self.alert_confidence and reading_differs(key, value, node.exp[key]):
-                self.misreadings[key] = reading_error(value, node.exp[key])
+                error = reading_error(value, node.exp[key])
+                if self.misreadings.get(key) != error:
+                    self._misread_at[key] = at
+                self.misreadings[key] = error
             elif not self._known(key, value, node.exp[key]):  # reads right again, or a new sure disagreement (an
                 self.misreadings.pop(key, None)  # alert, not a misreading); the same one again stays known
 
