@@ -435,24 +435,31 @@ def turn_ends(states, moves, until_year: int):
             yield i, states[i + 1]
 
 
-def test_an_unexplained_look_rereads_the_turn_before():
-    """Game 2 (2 players), the first turn: the action marker on the village grid is not seen (empty, unsure) and
-    the turn-order track reads unsurely, so a turn-order reservation explains the look best (W-ACT-2). The next
-    look shows the tile's Move, which that line cannot explain: the tracker searches again from before the look
-    it got wrong (W-ACT-8: the marker's tile gives the actions) and switches, without an alert."""
+def _unsure_look(states, moves, i: int, slot_confidence: float):
+    """The look after move ``i`` of game 2 (2 players) with the first turn's action marker read absent at
+    ``slot_confidence`` and the turn-order track read unsurely."""
+    p = states[0].current
+    slot = f"{village_board(p)}/slot.{moves[0].slot[0] * 3 + moves[0].slot[1]}"
+    obs = observation(states[i + 1], i)
+    obs.readings[slot] = Reading((), slot_confidence)
+    for k in [k for k in obs.readings if k.startswith("wendake-mask/turn_order.")]:  # read unsurely
+        obs.readings[k] = Reading(obs.readings[k].value, 0.3)
+    return obs
+
+
+@pytest.mark.parametrize("slot_confidence", [0.55, 0.9])
+def test_an_unexplained_look_rereads_the_turn_before(slot_confidence):
+    """Game 2 (2 players), the first turn: the action marker on the village grid is not seen and the turn-order
+    track reads unsurely, so a turn-order reservation explains the look best (W-ACT-2). The next look shows the
+    tile's Move, which that line cannot explain: the tracker searches again from before the look it got wrong
+    (W-ACT-8: the marker's tile gives the actions) and switches, without an alert. At 0.9 the camera surely misses
+    the marker, look after look, while the Sages area surely shows it gone: the re-read takes it as placed and
+    unseen, as a live look does (``Tracker._with_missed_marker``)."""
     states, moves = record(2, 2)
     assert isinstance(moves[0], M.Activate)
     end = next(k for k, m in enumerate(moves) if isinstance(m, M.EndTurn))
     tracker = Tracker(conceal(new_game(NAMES[:2], seed=2)))
-    p = states[0].current
-    slot = f"{village_board(p)}/slot.{moves[0].slot[0] * 3 + moves[0].slot[1]}"
-    looks = []
-    for i in (0, end):
-        obs = observation(states[i + 1], i)
-        obs.readings[slot] = Reading((), 0.55)
-        for k in [k for k in obs.readings if k.startswith("wendake-mask/turn_order.")]:  # read unsurely
-            obs.readings[k] = Reading(obs.readings[k].value, 0.3)
-        looks.append(tracker.observe(obs))
+    looks = [tracker.observe(_unsure_look(states, moves, i, slot_confidence)) for i in (0, end)]
     took = [m["type"] for e in looks[0] if isinstance(e, MoveRecognized) for m in e.moves]
     assert took == ["reserve_turn_order"]  # the wrong reading of the first look
     switch = [e for e in looks[1] if getattr(e, "action", None) == "switch"]
@@ -462,42 +469,13 @@ def test_an_unexplained_look_rereads_the_turn_before():
     assert tracker.moves == moves[:end]  # the EndTurn shows with the next turn
 
 
-def test_a_reread_turn_may_have_its_marker_unseen():
-    """As above, but the camera surely misses the action marker on its tile, look after look, while the Sages area
-    surely shows it gone: the re-read from before the reservation takes the marker as placed and unseen (as a live
-    look does, ``Tracker._with_missed_marker``) and switches to the tile's actions, without an alert."""
-    states, moves = record(2, 2)
-    end = next(k for k, m in enumerate(moves) if isinstance(m, M.EndTurn))
-    tracker = Tracker(conceal(new_game(NAMES[:2], seed=2)))
-    p = states[0].current
-    slot = f"{village_board(p)}/slot.{moves[0].slot[0] * 3 + moves[0].slot[1]}"
-    looks = []
-    for i in (0, end):
-        obs = observation(states[i + 1], i)
-        obs.readings[slot] = Reading((), 0.9)
-        for k in [k for k in obs.readings if k.startswith("wendake-mask/turn_order.")]:
-            obs.readings[k] = Reading(obs.readings[k].value, 0.3)
-        looks.append(tracker.observe(obs))
-    assert [m["type"] for e in looks[0] if isinstance(e, MoveRecognized) for m in e.moves] == ["reserve_turn_order"]
-    switch = [e for e in looks[1] if getattr(e, "action", None) == "switch"]
-    assert switch and [m["type"] for m in switch[0].added][:2] == ["activate", "move"]
-    assert not any(isinstance(e, ALERTS) for e in looks[1])
-    assert tracker.moves == moves[:end]
-
-
 def test_a_misreading_the_table_keeps_showing_marks_its_look_for_a_deeper_reread():
     """The look above that took a reservation tolerated the turn-order track read unsurely (no disk where the line
     put one). While the table keeps showing it so, that look is the suspect an unexplained look re-reads from,
     however many looks ago it was (``Tracker._suspect_look``); once the track reads as the line says, none is."""
     states, moves = record(2, 2)
     tracker = Tracker(conceal(new_game(NAMES[:2], seed=2)))
-    p = states[0].current
-    slot = f"{village_board(p)}/slot.{moves[0].slot[0] * 3 + moves[0].slot[1]}"
-    obs = observation(states[1], 0)
-    obs.readings[slot] = Reading((), 0.55)
-    for k in [k for k in obs.readings if k.startswith("wendake-mask/turn_order.")]:
-        obs.readings[k] = Reading(obs.readings[k].value, 0.3)
-    tracker.observe(obs)
+    tracker.observe(_unsure_look(states, moves, 0, 0.55))
     assert [m.__class__.__name__ for m in tracker.moves][:1] == ["ReserveTurnOrder"] and len(tracker._looks) == 1
     assert tracker._suspect_look() == 0
     agree = observation(tracker.state, 1)  # the track now shows the reservation the line made
