@@ -638,7 +638,7 @@ class Tracker:
         intermediate positions, every look since replaces the committed moves (``_switch``). The first unexplained
         look re-reads ``BACKTRACK_FIRST`` looks, the next ones ``BACKTRACK_LOOKS``: a look that one hand or glare
         spoils is often explained again by the next, and re-reading far back on it once switched a right Restore
-        for a wrong one."""
+        for a wrong one. Any unexplained look re-reads at least back to the suspect look (``_suspect_look``)."""
         depth = BACKTRACK_FIRST if self._unexplained <= 1 else BACKTRACK_LOOKS
         suspect = self._suspect_look()
         if suspect is not None:
@@ -650,8 +650,10 @@ class Tracker:
             best = min(nodes, key=_Node.key)
             known = dict(self.misreadings)
             ok = self._acceptable(best)
-            if not ok:  # the marker of a turn re-read may be one the camera missed (3p s17: a tile's Move that
-                best, ok = self._with_missed_marker(best, nodes, items, base)  # a hidden Mask had been taken for)
+            # the marker of a turn re-read may be one the camera missed (3p s17: the tile whose Move came later
+            # had been taken for a hidden Mask's)
+            if not ok:
+                best, ok = self._with_missed_marker(best, nodes, items, base)
             if best.moves and ok and list(best.moves) != self.moves[at:] \
                     and self._explains_looks(base, best, [it for _, it in self._looks[-back:]]):
                 self.stats["backtracks"] += 1
