@@ -648,18 +648,20 @@ class Tracker:
             base = self.replay(at)
             nodes = self._explain(base, items)
             best = min(nodes, key=_Node.key)
-            known = dict(self.misreadings)
+            known = None
             ok = self._acceptable(best)
             # the marker of a turn re-read may be one the camera missed (3p s17: the tile whose Move came later
-            # had been taken for a hidden Mask's)
+            # had been taken for a hidden Mask's); it stays a known misreading only if the line is taken
             if not ok:
+                known = dict(self.misreadings)
                 best, ok = self._with_missed_marker(best, nodes, items, base)
             if best.moves and ok and list(best.moves) != self.moves[at:] \
                     and self._explains_looks(base, best, [it for _, it in self._looks[-back:]]):
                 self.stats["backtracks"] += 1
                 edits = [{"at": i, "edit": e} for i, e in best.edits]
                 return self._switch(at, list(best.moves), edits, items)
-            self.misreadings = known
+            if known is not None:
+                self.misreadings = known
         return None
 
     def _suspect_look(self) -> int | None:

@@ -130,11 +130,10 @@ class TileGallery:
         self.glyph_labels = list(glyph_labels or [])
         self.glyphs = np.zeros((0, GLYPH_SIZE, GLYPH_SIZE), np.uint8) if glyphs is None else np.asarray(glyphs, np.uint8)
         self._glyph_refs: dict[str, list[np.ndarray]] = {}  # label -> its references, each at every blur (made lazily)
-        self._names = sorted(set(self.labels))
-        self.label_names = self._names  # every label, once
-        ids = np.array([self._names.index(lab) for lab in self.labels])
+        self.label_names = sorted(set(self.labels))  # every label, once
+        ids = np.array([self.label_names.index(lab) for lab in self.labels])
         self._order = np.argsort(ids, kind="stable")  # samples grouped by label, for one reduceat per read
-        self._starts = np.searchsorted(ids[self._order], np.arange(len(self._names)))
+        self._starts = np.searchsorted(ids[self._order], np.arange(len(self.label_names)))
 
     @classmethod
     def load(cls, name_or_path: str | Path = DEFAULT_GALLERY) -> "TileGallery":
@@ -198,9 +197,6 @@ class TileGallery:
             r[~(np.abs(r) <= 1.0001)] = -1.0  # a flat reference (a bare slot) under a mask divides by zero
             return float(r.max()), np.unravel_index(int(r.argmax()), r.shape)
 
-        def fits(refs):
-            return [fit(ref)[0] for ref in refs]
-
         first = [fit(ref) for ref in self._refs(labelled[0])]  # the features' best at every variant: which
         variants = sorted(range(len(first)), key=lambda i: -first[i][0])[:GLYPH_VARIANTS]  # sharpness fits here
         if len(labelled) > GLYPH_CANDIDATES:  # many labels (a piece on the slot): a quick pass at that best fit's
@@ -208,7 +204,7 @@ class TileGallery:
         scores = {labelled[0]: first[variants[0]][0]}
         for lab in labelled[1:]:
             refs = self._refs(lab)
-            scores[lab] = max(fits([refs[i] for i in variants if i < len(refs)]) or [-1.0])
+            scores[lab] = max((fit(refs[i])[0] for i in variants if i < len(refs)), default=-1.0)
         return sorted(scores.items(), key=lambda kv: -kv[1])
 
     def _shortlist(self, labels: list[str], variant: int, at: tuple, patch: np.ndarray, mask: np.ndarray | None) -> list[str]:
@@ -240,8 +236,8 @@ class TileGallery:
         for row in best:
             order = np.argsort(-row)
             behind = np.clip((row[order[0]] - row[order]) * MARGIN_SCALE, 0.0, 1.0)
-            others = tuple((self._names[int(j)], round(float(m), 4)) for j, m in zip(order[1:], behind[1:]) if m < OTHERS_WITHIN)
-            out.append((self._names[int(order[0])], float(behind[1]) if len(order) > 1 else 1.0, others))
+            others = tuple((self.label_names[int(j)], round(float(m), 4)) for j, m in zip(order[1:], behind[1:]) if m < OTHERS_WITHIN)
+            out.append((self.label_names[int(order[0])], float(behind[1]) if len(order) > 1 else 1.0, others))
         return out
 
 
