@@ -28,11 +28,23 @@ def test_a_space_crop_samples_the_spaces_millimetres():
     assert abs(u1 - 16) <= 1 and abs(v1 - 16) <= 1
 
 
-def test_a_count_replaces_only_the_detectors_count_of_the_spaces_piece():
-    before = Reading((("fish:none", 2), ("leather:none", 1)), 0.7)
-    got = C.counted_reading(before, C.CountRead("fish", 5, 0.93), max_count=12, quality=1.0)
-    assert got.value == (("fish:none", 5), ("leather:none", 1))
+RESOURCES = frozenset({"fish", "corn", "beans", "pumpkins", "leather", "beaver"})
+
+
+def test_a_count_replaces_the_detectors_count_of_the_spaces_piece_and_keeps_other_pieces():
+    before = Reading((("fish:none", 2), ("warrior_lying:red", 1)), 0.7)
+    got = C.counted_reading(before, C.CountRead("fish", 5, 0.93), max_count=12, quality=1.0, counted=RESOURCES)
+    assert got.value == (("fish:none", 5), ("warrior_lying:red", 1))
     assert got.confidence == 0.7  # another piece lies there: the detector's doubt stays
+
+
+def test_another_resource_seen_on_a_counted_space_is_taken_for_the_spaces_own_piece():
+    # 3p s14: four pumpkins in a pile, the detector calling three of them corn, the counter counting 4
+    before = Reading((("corn:none", 3), ("pumpkins:none", 1)), 0.53)
+    got = C.counted_reading(before, C.CountRead("pumpkins", 4, 0.9), 12, 1.0, RESOURCES)
+    assert got.value == (("pumpkins:none", 4),) and got.confidence == 0.53
+    kept = C.counted_reading(before, C.CountRead("pumpkins", 4, 0.9), 12, 1.0)  # no kinds given: nothing dropped
+    assert ("corn:none", 3) in kept.value
     alone = C.counted_reading(Reading((("fish:none", 2),), 0.7), C.CountRead("fish", 0, 0.95), 12, quality=0.8)
     assert alone.value == () and alone.confidence == 0.8  # capped by the board's image quality
     many = C.counted_reading(Reading((("corn:none", 14),), 0.6), C.CountRead("corn", 12, 0.9), 12)

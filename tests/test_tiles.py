@@ -123,3 +123,23 @@ def test_gallery_keeps_its_glyph_references(tmp_path, village):
     assert back.glyph_labels == [lab for lab, _ in crops] and back.glyphs.shape == (len(crops), T.GLYPH_SIZE, T.GLYPH_SIZE)
     ranked = back.glyph_check(T.glyph_grey(crops[0][1]), [lab for lab, _ in crops])
     assert ranked[0][0] == crops[0][0]
+
+
+@pytest.mark.parametrize("shift, hidden, first", [(0, (45, 50), "A1-14:action"), (0, (55, 50), "A2-10:action"),
+                                                  (-4, (50, 50), "A2-10:action")])
+def test_a_marker_on_the_slot_leaves_the_true_name_among_those_compared(village, shift, hidden, first):
+    """With a marker on the slot the features' best label may be anything (4p s3: A1-14 for a B-FISH under a
+    marker): the quick pass that picks which labels the glyph check compares fits each label at its own shift and
+    sharpness, so the true name is compared and can win (one shift and sharpness for all, A1-14's, left B-FISH out
+    and the slot read B-TAN at 0.84)."""
+    import cv2
+
+    layout, view, r, truth = village
+    crop = T.slot_crop(view, r, next(x for x in layout["regions"] if x["id"] == "slot.0")["polygon"])
+    grey = np.roll(T.glyph_grey(crop), shift, axis=1)  # the slot's print a few pixels off its frame
+    visible = np.full((T.GLYPH_SIZE, T.GLYPH_SIZE), 255, np.uint8)
+    cv2.circle(visible, hidden, 24, 0, -1)  # the marker's disk over the middle of "B-FISH"
+    gallery = T.TileGallery.load(T.DEFAULT_GALLERY)
+    side = [lab for lab in gallery.label_names if lab.endswith(":action") and lab != first]
+    ranked = gallery.glyph_check(grey, [first] + side, visible)
+    assert truth["slot.0"] == "B-FISH:action" and "B-FISH:action" in [lab for lab, _ in ranked]

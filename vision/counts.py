@@ -128,11 +128,20 @@ def merged_count(read: CountRead, detected: int, max_count: int) -> int:
     return read.count if read.count < max_count else max(read.count, detected)
 
 
-def counted_reading(reading, read: CountRead, max_count: int, quality: float = 1.0):
+def counted_kinds(layout: dict, counter: "Counter") -> frozenset[str]:
+    """The piece classes the resource spaces of ``layout`` hold (fish, corn, ..., beaver for Wendake)."""
+    return frozenset(counter.piece_of(r) for r in count_regions(layout))
+
+
+def counted_reading(reading, read: CountRead, max_count: int, quality: float = 1.0, counted: frozenset[str] = frozenset()):
     """A resource space's ``Reading`` with the detector's count of the space's own piece replaced by the counter's
-    (other pieces the detector saw there stay; a count of ``max_count`` or more keeps the detector's count when
-    it is higher). Confidence: the counter's, capped by the board's image quality, and by the detector's when
-    other pieces lie there."""
+    (a count of ``max_count`` or more keeps the detector's count when it is higher). Pieces of the other
+    ``counted`` kinds (another resource) that the detector saw there are dropped: the counter counts every piece
+    on the space, and a space holds its own kind, so a pumpkin in a pile read as corn is a pumpkin the count
+    already holds (3p s14: "3 corn, 4 pumpkins" on a space of 4 pumpkins, look after look). A resource put on
+    the wrong space still shows, as one too many there and one too few on its own space. Other pieces (a warrior,
+    a disk) stay. Confidence: the counter's, capped by the board's image quality, and by the detector's when it
+    saw other pieces there."""
     from assistant.observation import Reading, pieces
 
     key = f"{read.piece}:none"
@@ -142,4 +151,5 @@ def counted_reading(reading, read: CountRead, max_count: int, quality: float = 1
     conf = min(read.confidence, quality)
     if rest and reading is not None:
         conf = min(conf, reading.confidence)
+    rest = {k: v for k, v in rest.items() if k.split(":")[0] not in counted}
     return Reading(pieces({**rest, key: n}), round(float(conf), 4))

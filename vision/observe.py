@@ -53,7 +53,7 @@ from assistant.errors import UserError
 from assistant.observation import Observation, Reading, piece_key, pieces, reading_key
 from vision import settle as S
 from vision.assign import fit_classes, region_pieces
-from vision.counts import COUNT_PX_PER_MM, Counter, count_regions, counted_reading, read_counts
+from vision.counts import COUNT_PX_PER_MM, Counter, count_regions, counted_kinds, counted_reading, read_counts
 from vision.tokens import READ_SIDES, TOKEN_MIN_CAMERA_PX_PER_MM, reread_tokens
 from vision.tokens import load_default as load_token_gallery
 
@@ -421,9 +421,10 @@ class Observer:
                     out[reading_key(name, slot, tile=True)] = Reading(read.value, round(float(read.confidence), 4), read.others)
         if self.counter is not None and count_regions(lay):
             q = self._quality(loc)
+            kinds = counted_kinds(lay, self.counter)
             for rid, read in read_counts(view_at(COUNT_PX_PER_MM), COUNT_PX_PER_MM, lay, self.counter, visible).items():
                 key = reading_key(name, rid)
-                out[key] = counted_reading(out.get(key), read, self.counter.max_count, q)
+                out[key] = counted_reading(out.get(key), read, self.counter.max_count, q, kinds)
         t3 = time.perf_counter()
         self.views[name] = BoardView(name, view, r, dets, self._t)
         self.views_version += 1
