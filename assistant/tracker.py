@@ -69,6 +69,11 @@ MISCOUNT_LOOKS = 3  # looks in a row a place the moves touch must show the same 
 BACKTRACK_LOOKS = 4  # accepted looks an unexplained look may re-read (``_try_backtrack``)
 BACKTRACK_FIRST = 2  # ... of which the first unexplained look re-reads
 BACKTRACK_TRIES = 3  # unexplained looks in a row that try it
+# A printed action given up weighs this many still open ones: a look may end before the actions that show later,
+# so doing an action that changes nothing (a Tan with no beaver) by giving up the one before it (the Hunt whose
+# beaver the next look shows) must not beat waiting (4p s3, 4p s6). An action still open at the end of the search
+# counts once (``_Node.key``): a Military whose points hide under a disk is still taken as done.
+SKIP_WEIGHT = 2
 # A tile face read weakly still weighs the tiles it was not: the expected tile costs how far it fits behind the read
 # (``Reading.others``), at most this unless the read itself is surer, so a weak read ranks the candidates (a Restore
 # that took a display tile against one that did not) but never raises an alert. On the e2e games the true tile
@@ -994,7 +999,7 @@ class Tracker:
             children = []
             for node in frontier:
                 for move, pref, edit in self._candidates(node, items):
-                    pref += self._skipped(node.state, move)
+                    pref += SKIP_WEIGHT * self._skipped(node.state, move)
                     st = node.state.copy()
                     try:
                         if edit is not None:
@@ -1148,9 +1153,9 @@ class Tracker:
                 if maybe(f"{mp}/{m.territory}.pa{m.pa}"):
                     out.append((m, 0, None))
             elif isinstance(m, M.Canoe):
-                # a lake is a pile (``view.PILE_KEYS``): a new canoe may not show at all; one rank worse, such a
-                # Canoe wins only where the table shows its effect (a Fish catching one fish more)
-                out.append((m, 0 if maybe(f"{mp}/{m.lake}") else 1, None))
+                # a lake is a pile (``view.PILE_KEYS``): a new canoe may not show at all; ranked as giving the
+                # action up, such a Canoe wins only where the table shows its effect (a Fish catching one fish more)
+                out.append((m, 0 if maybe(f"{mp}/{m.lake}") else SKIP_WEIGHT, None))
             elif isinstance(m, M.Military):
                 military.append(m)
             elif isinstance(m, (M.MaskCeremony, M.Move, M.Trade, M.UseProgress)):

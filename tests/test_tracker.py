@@ -637,6 +637,27 @@ def test_an_action_that_shows_nothing_yet_waits_for_the_next_look():
     assert exact == turns
 
 
+@pytest.mark.parametrize("seed, act", [(18, 77), (13, 111)])
+def test_a_look_after_the_activate_waits_for_the_hunt_rather_than_give_it_up(seed, act):
+    """2-player games 18 and 13: a Hunt + Tan Pelts tile activated with no beaver. At the look right after the
+    Activate neither action shows yet, and a Tan with no beaver shows nothing ever: giving the Hunt up to do it
+    (one action given up) must not beat waiting with both still open (``SKIP_WEIGHT``), or the next look, which
+    shows the Hunt's beaver, has to switch lines (e2e 4p s3 and s6, where the switch did not come and the Hunt
+    was lost)."""
+    states, moves = record(2, seed)
+    assert isinstance(moves[act], M.Activate) and isinstance(moves[act + 1], M.Hunt) and isinstance(moves[act + 2], M.TanPelts)
+    assert states[act].players[states[act].current].beavers == 0
+    tracker = Tracker(conceal(new_game(NAMES[:2], seed=seed)))
+    for i in [i for i, _ in turn_ends(states, moves, 99) if i < act] + [act, act + 1, act + 2]:
+        events = tracker.observe(observation(states[i + 1], i))
+        assert not any(isinstance(e, ALERTS) or getattr(e, "action", None) == "switch" for e in events), f"move {i}: {events}"
+        if i == act:
+            assert isinstance(tracker.moves[-1], M.Activate)  # no Tan yet
+    true = moves[:act + 3]
+    exact, turns = turns_equal(tracker.moves, true, noop_moves(tracker.initial, tracker.moves, tracker.edits), noop_moves(states[0], true))
+    assert exact == turns
+
+
 def test_a_look_explained_wrongly_through_a_fish_read_short_is_reread():
     """Game 10 (2 players), the first turn: Activate a Trade tile, then Trade a leather and a fish for points
     (W-ACT-10). The look after the Activate reads the player's fish one short, surely (0.66): a Trade paying that
