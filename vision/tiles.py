@@ -195,16 +195,16 @@ class TileGallery:
         def fit(ref):
             r = cv2.matchTemplate(ref, patch, cv2.TM_CCOEFF_NORMED, mask=mask)
             r[~(np.abs(r) <= 1.0001)] = -1.0  # a flat reference (a bare slot) under a mask divides by zero
-            return float(r.max()), np.unravel_index(int(r.argmax()), r.shape)
+            return float(r.max())
 
         first = [fit(ref) for ref in self._refs(labelled[0])]  # the features' best at every variant: which
-        variants = sorted(range(len(first)), key=lambda i: -first[i][0])[:GLYPH_VARIANTS]  # sharpness fits here
-        if len(labelled) > GLYPH_CANDIDATES:  # many labels (a piece on the slot): a quick pass at that best fit's
+        variants = sorted(range(len(first)), key=lambda i: -first[i])[:GLYPH_VARIANTS]  # sharpness fits here
+        if len(labelled) > GLYPH_CANDIDATES:  # many labels (a piece on the slot): a quick pass picks the closest
             labelled = labelled[:1] + self._shortlist(labelled[1:], variants, patch, mask)
-        scores = {labelled[0]: first[variants[0]][0]}
+        scores = {labelled[0]: first[variants[0]]}
         for lab in labelled[1:]:
             refs = self._refs(lab)
-            scores[lab] = max((fit(refs[i])[0] for i in variants if i < len(refs)), default=-1.0)
+            scores[lab] = max((fit(refs[i]) for i in variants if i < len(refs)), default=-1.0)
         return sorted(scores.items(), key=lambda kv: -kv[1])
 
     def _shortlist(self, labels: list[str], variants: list[int], patch: np.ndarray, mask: np.ndarray | None) -> list[str]:
