@@ -69,12 +69,10 @@ MISCOUNT_LOOKS = 3  # looks in a row a place the moves touch must show the same 
 BACKTRACK_LOOKS = 4  # accepted looks an unexplained look may re-read (``_try_backtrack``)
 BACKTRACK_FIRST = 2  # ... of which the first unexplained look re-reads
 BACKTRACK_TRIES = 3  # unexplained looks in a row that try it
-# A printed action given up for a later action that changes nothing on the table weighs this many still open ones:
-# a look may end before the actions that show later, so giving up the Hunt (whose beaver the next look shows) to do
-# a Tan with no beaver must not beat waiting (4p s3, 4p s6). Given up for an action that shows, or by ending the
-# turn, it weighs one: a Fish whose catch shows goes in though the Harvest before it was skipped (2p s1001). An
-# action still open at the end of the search counts once (``_Node.key``): a Military whose points hide under a disk
-# is still taken as done.
+# A printed action given up weighs this many still open ones: a look may end before the actions that show later,
+# so doing an action that changes nothing (a Tan with no beaver) by giving up the one before it (the Hunt whose
+# beaver the next look shows) must not beat waiting (4p s3, 4p s6). An action still open at the end of the search
+# counts once (``_Node.key``): a Military whose points hide under a disk is still taken as done.
 SKIP_WEIGHT = 2
 # A tile face read weakly still weighs the tiles it was not: the expected tile costs how far it fits behind the read
 # (``Reading.others``), at most this unless the read itself is surer, so a weak read ranks the candidates (a Restore
@@ -1001,7 +999,7 @@ class Tracker:
             children = []
             for node in frontier:
                 for move, pref, edit in self._candidates(node, items):
-                    skipped = self._skipped(node.state, move)
+                    pref += SKIP_WEIGHT * self._skipped(node.state, move)
                     st = node.state.copy()
                     try:
                         if edit is not None:
@@ -1010,9 +1008,7 @@ class Tracker:
                     except (rules.IllegalMoveError, ValueError):
                         continue
                     edits = node.edits if edit is None else node.edits + ((len(node.moves), edit),)
-                    child = self._node(st, node.moves + (move,), items, node.pref + pref + skipped, edits=edits)
-                    if skipped and not isinstance(move, M.EndTurn) and child.exp == node.exp:
-                        child.pref += (SKIP_WEIGHT - 1) * skipped  # actions given up for a move that shows nothing
+                    child = self._node(st, node.moves + (move,), items, node.pref + pref, edits=edits)
                     sig = self._sig(child)
                     if sig in seen and seen[sig] <= child.pref:
                         continue  # reached already, as well or better (a longer path may skip fewer actions)
@@ -1157,9 +1153,9 @@ class Tracker:
                 if maybe(f"{mp}/{m.territory}.pa{m.pa}"):
                     out.append((m, 0, None))
             elif isinstance(m, M.Canoe):
-                # a lake is a pile (``view.PILE_KEYS``): a new canoe may not show at all; one rank worse, such a
-                # Canoe wins only where the table shows its effect (a Fish catching one fish more)
-                out.append((m, 0 if maybe(f"{mp}/{m.lake}") else 1, None))
+                # a lake is a pile (``view.PILE_KEYS``): a new canoe may not show at all; ranked as giving the
+                # action up, such a Canoe wins only where the table shows its effect (a Fish catching one fish more)
+                out.append((m, 0 if maybe(f"{mp}/{m.lake}") else SKIP_WEIGHT, None))
             elif isinstance(m, M.Military):
                 military.append(m)
             elif isinstance(m, (M.MaskCeremony, M.Move, M.Trade, M.UseProgress)):
