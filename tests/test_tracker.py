@@ -26,7 +26,7 @@ from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.generate import play_random_game
 from assistant.wendake.setup import new_game
-from assistant.wendake.view import expected_readings, map_board, village_board
+from assistant.wendake.view import expected_readings, is_score_key, map_board, village_board
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 ALERTS = (IllegalMove, TableOutOfSync, ScoreMismatch)
@@ -295,6 +295,22 @@ def test_a_ritual_with_its_disk_one_step_off_is_logged_and_the_disk_flagged():
         logged = [M.move_from_json(mv) for e in events if isinstance(e, MoveRecognized) for mv in e.moves]
         assert m in logged, (players, seed, i, m, [e.kind for e in events])
         assert any(isinstance(e, ScoreMismatch) and e.rule == "W-SCR-6" and e.track == "ritual" for e in events)
+
+
+@pytest.mark.parametrize("players, seed", [(4, 3), (3, 2)])
+def test_a_wrong_score_step_on_a_far_score_board_is_flagged(players, seed):
+    """A score disk one space too far at a turn start, read where the score boards of a 4-player table are seen
+    (about 0.9 px/mm: the board's image quality caps its readings at 0.58, ``SCORE_ALERT_CONFIDENCE``); every
+    other reading sure. ScoreMismatch (W-SCR-6) for that track; the same disk read at 0.5 stays a weak reading."""
+    states, _ = record(players, seed)
+    base = _turn_starts(states)[3]
+    fake, rule = inject_score_step(base)
+    p = base.current
+    track = next(t for t in fake.players[p].tracks if fake.players[p].tracks[t] != base.players[p].tracks[t])
+    for conf, flagged in ((0.58, True), (0.5, False)):
+        readings = {k: Reading(v, conf if is_score_key(k) else 0.95) for k, v in expected_readings(fake).items()}
+        events = Tracker(base).observe(Observation(0, 0.0, readings))
+        assert any(isinstance(e, ScoreMismatch) and e.rule == rule and e.track == track and e.player == p for e in events) == flagged
 
 
 def test_undo_and_correct():
