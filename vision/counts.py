@@ -128,6 +128,18 @@ def merged_count(read: CountRead, detected: int, max_count: int) -> int:
     return read.count if read.count < max_count else max(read.count, detected)
 
 
+def counted_pieces(counts: dict, read: CountRead, max_count: int, counted: frozenset[str], own, kind_of) -> dict:
+    """A resource space's piece counts (``counts``: piece key -> number, ``own`` the key of the space's piece,
+    ``kind_of(key)`` a key's piece class) with the counter's count of its own piece (``merged_count``) in place of
+    the detector's and the other ``counted`` kinds dropped (see ``counted_reading``). The live reading and the
+    held-out evaluation (``models.detector.evaluate``) key pieces differently; the rule is this one."""
+    n = merged_count(read, counts.get(own, 0), max_count)
+    out = {k: v for k, v in counts.items() if k != own and kind_of(k) not in counted}
+    if n:
+        out[own] = n
+    return out
+
+
 def counted_kinds(layout: dict, counter: "Counter") -> frozenset[str]:
     """The piece classes the resource spaces of ``layout`` hold (fish, corn, ..., beaver for Wendake)."""
     return frozenset(counter.piece_of(r) for r in count_regions(layout))
@@ -146,10 +158,7 @@ def counted_reading(reading, read: CountRead, max_count: int, quality: float = 1
 
     key = f"{read.piece}:none"
     counts = dict(reading.value) if reading is not None else {}
-    n = merged_count(read, counts.get(key, 0), max_count)
-    rest = {k: v for k, v in counts.items() if k != key}
     conf = min(read.confidence, quality)
-    if rest and reading is not None:
+    if reading is not None and any(k != key for k in counts):
         conf = min(conf, reading.confidence)
-    rest = {k: v for k, v in rest.items() if k.split(":")[0] not in counted}
-    return Reading(pieces({**rest, key: n}), round(float(conf), 4))
+    return Reading(pieces(counted_pieces(counts, read, max_count, counted, key, lambda k: k.split(":")[0])), round(float(conf), 4))

@@ -140,17 +140,12 @@ def counted_decisions(got: dict, counter, layout: dict, close) -> None:
     """Resource spaces' decisions as the live pipeline makes them (``vision.counts.counted_reading``): the
     counter's count of the space's piece in place of the detector's, other resources the detector saw there
     dropped, other pieces kept."""
-    from vision.counts import counted_kinds, merged_count, read_counts
+    from vision.counts import counted_kinds, counted_pieces, read_counts
 
     view, r = close
     kinds = counted_kinds(layout, counter)
     for rid, read in read_counts(view, r, layout, counter).items():
-        counts = {k: v for k, v in (got.get(rid) or ())}
-        key = (read.piece, "none", "")
-        n = merged_count(read, counts.get(key, 0), counter.max_count)
-        counts = {k: v for k, v in counts.items() if k[0] not in kinds}
-        if n:
-            counts[key] = n
+        counts = counted_pieces(dict(got.get(rid) or ()), read, counter.max_count, kinds, (read.piece, "none", ""), lambda k: k[0])
         got[rid] = tuple(sorted(counts.items()))
 
 
