@@ -41,7 +41,8 @@ def add_train_parser(subparsers) -> None:
                     "detector.onnx + detector.json (and detector-int8.onnx) into --out. Model card: models/README.md.")
     p.add_argument("--data", required=True, help="folder written by `tablewatch synth`")
     p.add_argument("--out", default="models/weights", help="weights folder (default models/weights)")
-    p.add_argument("--steps", type=int, default=4000, help="optimiser steps (default 4000, the committed run: ~38 min on 2 cores)")
+    p.add_argument("--steps", type=int, default=4000, help="optimiser steps (default 4000: the 60-minute recipe, ~38 min on 2 cores; the committed weights "
+                        "took 12000 steps of 64 crops on a GPU, models/README.md)")
     p.add_argument("--batch", type=int, default=32, help="crops per step (default 32)")
     p.add_argument("--crop", type=int, default=192, help="crop size in pixels (default 192)")
     p.add_argument("--px-per-mm", type=float, default=1.0, help="model input scale for the map (default 1 px/mm)")
@@ -53,6 +54,11 @@ def add_train_parser(subparsers) -> None:
     p.add_argument("--val-every", type=int, default=250, help="validate every N steps (default 250)")
     p.add_argument("--width", type=int, default=32, help="net width (default 32, ~156k parameters)")
     p.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 3e-3)")
+    p.add_argument("--device", default="cpu", help="cpu (default: the 60-minute recipe) or cuda (a GPU: the committed weights' recipe)")
+    p.add_argument("--loader-workers", type=int, default=0,
+                   help="processes drawing the crops (default 0: in the training process, the 60-minute recipe); each step's "
+                        "crops are then seeded by (seed, step), the same for any number of workers")
+    p.add_argument("--checkpoint", default=None, help="also save the best weights so far to this file at every validation")
     p.add_argument("--no-int8", action="store_true", help="skip the int8 variant")
     p.set_defaults(func=run_train)
 
@@ -101,6 +107,9 @@ def _positive(name: str, value, low=1) -> None:
 def run_train(args) -> int:
     for name in ("steps", "batch", "val_every", "width"):
         _positive(name.replace("_", "-"), getattr(args, name))
+    _positive("loader-workers", args.loader_workers, 0)
+    if args.device != "cpu" and not args.device.startswith("cuda"):
+        raise UserError(f"--device must be cpu or cuda (cuda:N for one of several GPUs), not {args.device!r}.")
     if args.crop < 32 or args.crop % 8:
         raise UserError(f"--crop must be a multiple of 8, at least 32 (got {args.crop}).")
     if not (0.25 <= args.px_per_mm <= 8):
@@ -118,7 +127,8 @@ def run_train(args) -> int:
 
     out = Path(args.out)
     card = train(data, out, args.steps, args.batch, args.crop, args.px_per_mm, args.seed, args.val_scenes, args.val_every,
-                 args.width, args.lr, small_px_per_mm=args.small_px_per_mm)
+                 args.width, args.lr, small_px_per_mm=args.small_px_per_mm, device=args.device,
+                 loader_workers=args.loader_workers, checkpoint=Path(args.checkpoint) if args.checkpoint else None)
     print(f"wrote {out / 'detector.onnx'} ({card['params']} parameters; best val F1 {card['val']['f1']:.3f} at step "
           f"{card['train']['best_step']}, {card['train']['minutes']:.1f} min) and {out / 'detector_val_curve.png'}")
     if not args.no_int8:

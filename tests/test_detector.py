@@ -172,6 +172,8 @@ def test_onnx_runtime_on_fresh_scenes():
     (["train", "--data", "/nonexistent/tw"], "not a folder"),
     (["train", "--data", ".", "--crop", "100"], "multiple of 8"),
     (["train", "--data", ".", "--steps", "0"], "--steps"),
+    (["train", "--data", ".", "--device", "gpu"], "--device must be cpu or cuda"),
+    (["train", "--data", ".", "--loader-workers", "-1"], "--loader-workers"),
     (["eval", "detector", "--n", "0"], "--n"),
     (["eval", "detector", "--players", "5"], "--players"),
     (["eval", "detector", "--model", "/nonexistent/x.onnx"], "not found"),
@@ -210,6 +212,26 @@ def test_training_is_reproducible_from_its_seed(tmp_path):
         weights.append({t.name: numpy_helper.to_array(t) for t in model.graph.initializer})
     assert weights[0].keys() == weights[1].keys()
     assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+def test_crop_workers_draw_the_same_crops_for_any_number_of_workers():
+    """`tablewatch train --loader-workers N`: the crops of step s come from a generator seeded (seed, s), so one
+    worker and three give the same batches, in step order (a GPU run is then reproducible on a smaller machine)."""
+    from models.detector import train as tr
+
+    rng = np.random.default_rng(7)
+    views = [rng.integers(0, 256, (120 + 8 * i, 150, 3), dtype=np.uint8) for i in range(4)]
+    targets = [{"uv": np.array([[40.0 + i, 50.0], [90.0, 70.0]], np.float32), "cls": np.array([0, 1]), "colour": np.array([0, 2]),
+                "side": np.array([2, 2]), "size": np.full((2, 2), 12.0, np.float32), "ignore": np.array([False, i == 2])}
+               for i in range(4)]
+    tr._LOADER.update(seed=5, train_idx=np.arange(4), batch=3, pick_p=np.full(4, 0.25), views=views, targets=targets, crop=64,
+                      n_classes=2, valid_hw=[v.shape[:2] for v in views])
+    runs = [list(tr._batches(5, workers, None, None, None, None, None)) for workers in (1, 3)]
+    assert len(runs[0]) == len(runs[1]) == 5
+    for a, b in zip(*runs):
+        assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not np.array_equal(runs[0][0][0], runs[0][1][0])  # each step its own crops
+    assert runs[0][0][0].dtype == np.uint8 and runs[0][0][1].dtype == np.float16
 
 
 def test_input_scale_per_board_size():

@@ -1,6 +1,8 @@
 """``tablewatch train``: train the centre-point detector on a synth folder, draw the validation curve (cv2 PNG),
 export ONNX (opset 17) and its JSON card into the weights folder. Seeded: same data, seed and steps ⇒ same
-weights (torch on CPU, 2 threads)."""
+weights (torch on CPU, 2 threads). With ``loader_workers`` the crops of step s are drawn by worker processes from
+their own generator, seeded (seed, s), so they do not depend on the number of workers; ``device`` "cuda" trains on
+a GPU (not bit-identical to the CPU)."""
 
 from __future__ import annotations
 
@@ -50,7 +52,39 @@ def make_batch(views, targets, idx, crop, rng, n_classes, valid_hw):
     return np.stack(imgs), np.stack(heats), np.stack(weights), np.concatenate(pos, 0)
 
 
-def validate(model, views, rects, idx, card, valid_hw, scales_of) -> dict:
+_LOADER: dict = {}  # what the crop workers read (set before the fork; the views are a shared memory map)
+
+
+def _step_batch(step: int):
+    """The crops of one step, drawn from a generator seeded (seed, step) (``loader_workers`` > 0)."""
+    L = _LOADER
+    rng = np.random.default_rng([L["seed"], step])
+    idx = rng.choice(L["train_idx"], L["batch"], p=L["pick_p"])
+    x, heat, w, pos = make_batch(L["views"], L["targets"], idx, L["crop"], rng, L["n_classes"], L["valid_hw"])
+    return np.rint(x).astype(np.uint8), heat.astype(np.float16), w.astype(np.float16), pos  # a quarter of the bytes to pass back
+
+
+def _batches(steps: int, workers: int, rng, train_idx, pick_p, batch, make):
+    """Yield the batches of steps 1..steps: drawn in this process from ``rng`` (workers 0, the committed recipe), or
+    by ``workers`` forked processes, at most 3 a worker waiting."""
+    if workers == 0:
+        for _ in range(steps):
+            yield make(rng.choice(train_idx, batch, p=pick_p))
+        return
+    import collections
+    import multiprocessing as mp
+
+    with mp.get_context("fork").Pool(workers) as pool:
+        pending: collections.deque = collections.deque()
+        nxt = 1
+        for _ in range(steps):
+            while nxt <= steps and len(pending) < 3 * workers:
+                pending.append(pool.apply_async(_step_batch, (nxt,)))
+                nxt += 1
+            yield pending.popleft().get()
+
+
+def validate(model, views, rects, idx, card, valid_hw, scales_of, device: str = "cpu") -> dict:
     import torch
 
     from models.detector.metrics import Tally, gt_from_rect
@@ -64,8 +98,9 @@ def validate(model, views, rects, idx, card, valid_hw, scales_of) -> dict:
             Hp, Wp = -(-H // 8) * 8, -(-W // 8) * 8
             img = np.zeros((Hp, Wp, 3), np.float32)
             img[:H, :W] = views[i][:H, :W]
-            heat, reg, col, side = model(torch.from_numpy(img.transpose(2, 0, 1)[None].copy()))
-            pieces = decode(heat[0].numpy(), reg[0].numpy(), col[0].numpy(), side[0].numpy(), card, card["threshold"], card["nms_mm"],
+            out = model(torch.from_numpy(img.transpose(2, 0, 1)[None].copy()).to(device))
+            heat, reg, col, side = (o[0].cpu().numpy() for o in out)
+            pieces = decode(heat, reg, col, side, card, card["threshold"], card["nms_mm"],
                             scales_of[i])
             tally.add([{"class": p.cls, "colour": p.colour, "side": p.side, "x": p.x_mm, "y": p.y_mm, "score": p.score} for p in pieces],
                       gt_from_rect(rects[i]))
@@ -106,7 +141,7 @@ def draw_curve(path: Path, history: list[dict]) -> None:
 def export(model, path: Path, card: dict) -> None:
     import torch
 
-    model.eval()
+    model = model.cpu().eval()
     dummy = torch.zeros(1, 3, 128, 192)
     torch.onnx.export(model, (dummy,), str(path), input_names=["image"], output_names=["heat", "reg", "colour", "side"],
                       dynamic_axes={"image": {2: "H", 3: "W"}, "heat": {2: "h", 3: "w"}, "reg": {2: "h", 3: "w"},
@@ -128,18 +163,22 @@ def model_scales(px_per_mm: float, small_px_per_mm: float) -> dict:
 
 
 def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: float, seed: int, val_scenes: int,
-          val_every: int, width: int, lr: float, limit: int | None = None, small_px_per_mm: float = 0.0) -> dict:
+          val_every: int, width: int, lr: float, limit: int | None = None, small_px_per_mm: float = 0.0, device: str = "cpu",
+          loader_workers: int = 0, checkpoint: Path | None = None) -> dict:
     import torch
 
     from models.detector.data import load_views, scene_targets, view_scale
     from models.detector.net import MULTIPLE, STRIDE, CentreNet, n_params
 
     torch.manual_seed(seed)
-    torch.set_num_threads(2)
+    if device == "cpu":
+        torch.set_num_threads(2)
+    elif not torch.cuda.is_available():
+        raise UserError(f"--device {device}: PyTorch sees no GPU here; train with --device cpu.")
     rng = np.random.default_rng(seed)
     t_load = time.perf_counter()
     scales = model_scales(px_per_mm, small_px_per_mm)
-    views, rects, scene_of, man = load_views(data, scales, limit=limit)
+    views, rects, scene_of, man = load_views(data, scales, workers=max(2, loader_workers), limit=limit)
     n = int(man["scenes"]) if limit is None else min(limit, int(man["scenes"]))
     if n < val_scenes + 10:
         raise UserError(f"{data} holds {n} scenes; training needs at least {val_scenes + 10} (val uses the last {val_scenes}).")
@@ -154,11 +193,11 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
     area = np.array([h * w / s ** 2 for (h, w), s in zip(valid_hw, scale_of)], np.float64)[train_idx]
     pick_p = area / area.sum()
     classes, colours, sides = list(man["classes"]), list(man["colours"]), list(man["sides"])
-    model = CentreNet(len(classes), len(colours) + 1, len(sides) + 1, width)
+    model = CentreNet(len(classes), len(colours) + 1, len(sides) + 1, width).to(device)
     card = {"format": "tablewatch-detector/1", "classes": classes, "colours": colours, "sides": sides, **scales,
             "stride": STRIDE, "multiple": MULTIPLE, "threshold": 0.3, "nms_mm": 7.0, "params": n_params(model), "width": width,
             "train": {"data": str(data), "scenes": n, "views": len(views), "val_scenes": val_scenes, "data_seed": man.get("seed"), "seed": seed, "steps": steps,
-                      "batch": batch, "crop": crop, "lr": lr}}
+                      "batch": batch, "crop": crop, "lr": lr, "device": device, "loader_workers": loader_workers}}
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     warm = min(50, steps // 10 + 1)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
@@ -167,18 +206,19 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
     best = (-1.0, None)
     t0 = time.perf_counter()
     run_loss = None
-    for step in range(1, steps + 1):
-        idx = rng.choice(train_idx, batch, p=pick_p)
-        x, heat, w, pos = make_batch(views, targets, idx, crop, rng, len(classes), valid_hw)
-        x, heat, w = torch.from_numpy(x), torch.from_numpy(heat), torch.from_numpy(w)
-        ph, preg, pcol, pside = model(x)
-        loss = focal_loss(ph, heat, w)
+    _LOADER.update(seed=seed, train_idx=train_idx, batch=batch, pick_p=pick_p, views=views, targets=targets, crop=crop,
+                   n_classes=len(classes), valid_hw=valid_hw)
+    make = lambda idx: make_batch(views, targets, idx, crop, rng, len(classes), valid_hw)  # noqa: E731
+    T = lambda a, dtype=None: torch.from_numpy(a if dtype is None else a.astype(dtype)).to(device)  # noqa: E731
+    for step, (x, heat, w, pos) in enumerate(_batches(steps, loader_workers, rng, train_idx, pick_p, batch, make), 1):
+        ph, preg, pcol, pside = model(T(x).float())
+        loss = focal_loss(ph, T(heat).float(), T(w).float())
         if len(pos):
-            b, cy, cx = (torch.from_numpy(pos[:, k].astype(np.int64)) for k in range(3))
-            reg_t = torch.from_numpy(pos[:, 3:7])
+            b, cy, cx = (T(pos[:, k], np.int64) for k in range(3))
+            reg_t = T(pos[:, 3:7])
             loss = loss + torch.nn.functional.l1_loss(preg[b, :2, cy, cx], reg_t[:, :2]) + 0.1 * torch.nn.functional.l1_loss(preg[b, 2:, cy, cx], reg_t[:, 2:])
-            loss = loss + torch.nn.functional.cross_entropy(pcol[b, :, cy, cx], torch.from_numpy(pos[:, 8].astype(np.int64)))
-            loss = loss + 0.5 * torch.nn.functional.cross_entropy(pside[b, :, cy, cx], torch.from_numpy(pos[:, 9].astype(np.int64)))
+            loss = loss + torch.nn.functional.cross_entropy(pcol[b, :, cy, cx], T(pos[:, 8], np.int64))
+            loss = loss + 0.5 * torch.nn.functional.cross_entropy(pside[b, :, cy, cx], T(pos[:, 9], np.int64))
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -187,12 +227,14 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
         run_loss = lv if run_loss is None else 0.95 * run_loss + 0.05 * lv
         _bar(step, steps, t0, run_loss, f"{step * batch / (time.perf_counter() - t0):.0f} img/s")
         if step % val_every == 0 or step == steps:
-            m = validate(model, views, rects, val_idx, card, valid_hw, scale_of)
+            m = validate(model, views, rects, val_idx, card, valid_hw, scale_of, device)
             history.append({"step": step, "loss": run_loss, **m, "minutes": (time.perf_counter() - t0) / 60})
             sys.stderr.write(f"\n  val @ {step}: recall {m['recall']:.3f} precision {m['precision']:.3f} F1 {m['f1']:.3f} colour+side {m['attr_acc']:.3f}\n")
             draw_curve(out / "detector_val_curve.png", history)
             if m["f1"] > best[0]:
-                best = (m["f1"], {k: v.detach().clone() for k, v in model.state_dict().items()}, step)
+                best = (m["f1"], {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}, step)
+                if checkpoint is not None:  # the best weights so far, for a run that may be cut off
+                    torch.save({"card": card, "step": step, "state": best[1]}, checkpoint)
     model.load_state_dict(best[1])
     card["train"]["best_step"] = best[2]
     card["train"]["minutes"] = round((time.perf_counter() - t0) / 60, 2)
