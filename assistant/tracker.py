@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from typing import NamedTuple
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
@@ -263,6 +264,14 @@ def _take_flag(state: State, player, flag: str) -> None:
 
 
 # ---- search nodes ---------------------------------------------------------------------------------------------
+class Misreading(NamedTuple):
+    """A reading tolerated while it disagreed with the accepted state: how it differed (``reading_error``) and the
+    moves in the log when it was first tolerated (None: a marker taken as placed unseen, ``_with_missed_marker``)."""
+
+    error: object
+    since: int | None
+
+
 @dataclass
 class _Node:
     state: State
@@ -361,10 +370,9 @@ class Tracker:
         self.max_alts, self.alt_horizon = max_alts, alt_horizon
         self._deferred: list[_Node] = []  # the tied candidates of an observation left unexplained (a board unread)
         self._deferred_looks = 0  # looks in a row left unexplained that way
-        # known misreadings: reading key -> how the camera's reading differed from the accepted state there
-        # (``reading_error``) when an unsure disagreement was tolerated; the same error again is old news
-        self.misreadings: dict[str, object] = {}
-        self._misread_at: dict[str, int] = {}  # reading key -> moves in the log when its misreading was first tolerated
+        # known misreadings: reading key -> how the camera's reading differed from the accepted state there when an
+        # unsure disagreement was tolerated, and since when; the same error again is old news
+        self.misreadings: dict[str, Misreading] = {}
         self._score_seen = None  # the score readings that disagreed at the last look explained (``_score_sig``)
         self._looks: list[tuple[int, list]] = []  # (moves before, reading items) of the last looks that added moves
         self._unexplained = 0  # looks in a row nothing explained (``_try_backtrack`` tries the first few)
@@ -511,7 +519,7 @@ class Tracker:
             key = self._missed_marker(node, items, before, base)
             if key is None:
                 continue
-            self.misreadings[key] = reading_error(self._last_items[key], node.exp[key])
+            self.misreadings[key] = Misreading(reading_error(self._last_items[key], node.exp[key]), None)
             again = self._node(node.state, node.moves, items, node.pref, node.exp, node.edits)
             if self._acceptable(again):
                 return again, True
@@ -681,8 +689,8 @@ class Tracker:
         that stays the same look after look may have been right, and the line chosen there wrong (4p s9: a
         reservation taken for another player's Ritual under a hand). None when there is none."""
         exp = expected_readings(self.state)
-        since = [self._misread_at[k] for k, v in self._last_items.items()
-                 if k in self._misread_at and k in exp and self._known(k, v, exp[k])]
+        since = [m.since for k, v in self._last_items.items()
+                 if (m := self.misreadings.get(k)) is not None and m.since is not None and k in exp and self._known(k, v, exp[k])]
         if not since:
             return None
         first = min(since)
@@ -968,7 +976,7 @@ class Tracker:
         a Home read one warrior short keeps reading one short as warriors come and go. It is then no new evidence,
         neither against a move nor for one that would 'explain' it."""
         known = self.misreadings.get(key)
-        return known is not None and known == reading_error(value, expected)
+        return known is not None and known.error == reading_error(value, expected)
 
     def _open(self, key: str, value, exp: dict) -> bool:
         """Whether the reading ``value`` at ``key`` is a difference still to explain from expected readings
@@ -984,9 +992,9 @@ class Tracker:
                 continue
             if conf < self.alert_confidence and reading_differs(key, value, node.exp[key]):
                 error = reading_error(value, node.exp[key])
-                if self.misreadings.get(key) != error:
-                    self._misread_at[key] = at
-                self.misreadings[key] = error
+                known = self.misreadings.get(key)
+                if known is None or known.error != error:
+                    self.misreadings[key] = Misreading(error, at)
             elif not self._known(key, value, node.exp[key]):  # reads right again, or a new sure disagreement (an
                 self.misreadings.pop(key, None)  # alert, not a misreading); the same one again stays known
 
