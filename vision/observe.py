@@ -169,6 +169,7 @@ class FrameResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     unknown_markers: list[int] = field(default_factory=list)  # marker ids in the frame that no layout uses
+    markers_seen: dict[str, tuple[int, int]] = field(default_factory=dict)  # board not located -> (its markers seen, its markers)
 
 
 def _load_tiles_reader():
@@ -489,7 +490,8 @@ class Observer:
             else:
                 states[name] = "cached"
         obs = self._maybe_emit(index, t, states, warnings)
-        return FrameResult(index, t, obs, states, {k: round(v, 2) for k, v in timings.items()}, warnings, unknown)
+        seen = {name: (len(loc.markers_seen), len(self.layouts[name]["markers"])) for name, loc in locs.items() if not loc.found}
+        return FrameResult(index, t, obs, states, {k: round(v, 2) for k, v in timings.items()}, warnings, unknown, seen)
 
     def _maybe_emit(self, index: int, t: float, states: dict[str, str], warnings: list[str]) -> Observation | None:
         settled = [n for n, s in states.items() if s in ("read", "cached")]

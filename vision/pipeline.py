@@ -320,5 +320,15 @@ class Pipeline:
                          f"{res.unknown_markers} that no given layout uses: the layouts do not match the boards on the table. "
                          "Check --layout (e.g. the map for the right player count).", topic="mismatch")
             else:
-                self.say("warning", f"{', '.join(never)} not found after {self.mismatch_after_s:g} s: none of its markers is in "
-                         "the picture. Put the board under the camera or drop its --layout.", topic="mismatch")
+                part = {b: res.markers_seen[b] for b in never if res.markers_seen.get(b, (0, 0))[0]}
+                gone = [b for b in never if b not in part]
+                if gone:
+                    self.say("warning", f"{', '.join(gone)} not found after {self.mismatch_after_s:g} s: none of its markers is "
+                             "in the picture. Put the board under the camera or drop its --layout.", topic="mismatch")
+                from vision.locate import MIN_MARKERS_FRESH
+
+                for b, (n, total) in part.items():  # 4p s9: one corner under a score track, one under a beaver pile
+                    self.say("warning", f"{b} not found after {self.mismatch_after_s:g} s: only {n} of its {total} corner "
+                             f"markers can be seen, and {MIN_MARKERS_FRESH} are needed to find a board the first time. Clear "
+                             "pieces off its markers and move any board that lies over them; nothing on it is read until then.",
+                             topic="partly:" + b)
