@@ -120,6 +120,33 @@ def test_two_markers_need_the_last_pose(map_scene):
     assert _corner_error_px(lay, H_now, tracked.homography) < 2.0
 
 
+def test_two_markers_of_a_board_never_seen_fit_on_the_table_of_another():
+    """A village never seen before with two of its four corner markers in view (one under a score track, one
+    under a beaver pile: e2e 4p s9, the board unread all game) is fitted on the table plane of the map (three
+    unknowns); markers further apart than the board's print leave it unfound rather than guessed (a marker moved
+    across the line between the two turns the fit instead: two markers cannot show that)."""
+    from calibration.layout import marker_corners_mm
+    from vision.locate import locate_board
+
+    board, village = L.load_builtin("wendake-map-4p"), L.load_builtin("wendake-village-4")
+    H_map = homography_looking_at(board, tilt=0.2, angle_deg=8)
+    a = np.radians(93)  # the village lies turned beside the map, on the same table
+    on_map = np.array([[np.cos(a), -np.sin(a), 1010], [np.sin(a), np.cos(a), 60], [0, 0, 1]])
+    H_true = H_map @ on_map
+    two = village["markers"][:2]
+    markers = {(m["dictionary"], m["id"]): apply_h(H_true, marker_corners_mm(m)).astype(np.float32) for m in two}
+    shape = (3000, 4000, 3)
+    assert not locate_board(village, markers, shape).found
+    loc = locate_board(village, markers, shape, plane_H=H_map)
+    assert loc.found and loc.method == "plane" and loc.markers_used == sorted(m["id"] for m in two)
+    assert _corner_error_px(village, H_true, loc.homography) < 0.5
+    off = dict(markers)
+    key = (two[1]["dictionary"], two[1]["id"])
+    along = markers[key].mean(axis=0) - markers[(two[0]["dictionary"], two[0]["id"])].mean(axis=0)
+    off[key] = off[key] + (40 * along / np.linalg.norm(along)).astype(np.float32)  # 40 px (19 mm) further away
+    assert not locate_board(village, off, shape, plane_H=H_map).found
+
+
 def test_a_moved_marker_is_ignored_with_a_warning(map_scene):
     lay, H, frame = map_scene
     moved = json.loads(json.dumps(lay))

@@ -24,7 +24,7 @@ class BoardLocation:
     board: str
     found: bool
     homography: list | None = None  # 3x3, board mm -> image px (undistorted px when a camera is given)
-    method: str = ""  # "fit" (3+ markers) or "tracked" (2 markers + last pose)
+    method: str = ""  # "fit" (3+ markers), "tracked" (2 markers + last pose) or "plane" (2 markers + another board's table)
     markers_seen: list[int] = field(default_factory=list)
     markers_used: list[int] = field(default_factory=list)
     residual_mm: dict = field(default_factory=dict)  # marker id -> rms corner residual in mm
@@ -117,8 +117,12 @@ def residuals_mm(H, corners_by_id: dict, layout_pts: dict) -> dict:
     return out
 
 
-def locate_board(layout: dict, markers: dict, frame_shape, camera=None, last_H=None, frame=None) -> BoardLocation:
-    """Locate one board from the markers found in a frame ({(dictionary, id): corners px})."""
+def locate_board(layout: dict, markers: dict, frame_shape, camera=None, last_H=None, frame=None, plane_H=None) -> BoardLocation:
+    """Locate one board from the markers found in a frame ({(dictionary, id): corners px}). ``plane_H``: the
+    homography of another board lying on the same table (board mm -> image px); a board never seen before whose
+    corner markers are seen only two at a time (one under a score track, one under a pile of pieces: e2e 4p s9)
+    is then fitted as a board lying on that table, turned and moved (three unknowns, not eight), and kept only if
+    every seen marker sits within ``OUTLIER_MM`` of that fit."""
     import cv2
     import numpy as np
 
@@ -144,16 +148,19 @@ def locate_board(layout: dict, markers: dict, frame_shape, camera=None, last_H=N
             dst = np.concatenate([use[i] for i in use]).astype(np.float32)
             H = fit_homography(src, dst, RANSAC_MM * _rough_px_per_mm(use, layout))
             loc.method = "fit"
-        elif len(use) >= MIN_MARKERS_TRACKED and last_H is not None:
+        elif len(use) >= MIN_MARKERS_TRACKED and (last_H is not None or plane_H is not None):
             src = np.concatenate([layout_pts[i] for i in use])
             dst = np.concatenate([use[i] for i in use])
-            H = fit_rigid_move(np.asarray(last_H, np.float64), src, dst)
-            loc.method = "tracked"
+            H = fit_rigid_move(np.asarray(last_H if last_H is not None else plane_H, np.float64), src, dst)
+            loc.method = "tracked" if last_H is not None else "plane"
         else:
             H = None
             break
         res = residuals_mm(H, use, layout_pts)
         bad = [i for i, r in res.items() if r > OUTLIER_MM]
+        if bad and loc.method == "plane":  # not lying flat on that table, or a marker out of place: no guess
+            H = None
+            break
         if not bad or len(use) - 1 < MIN_MARKERS_TRACKED:
             break
         worst = max(bad, key=lambda i: res[i])

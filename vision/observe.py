@@ -448,11 +448,15 @@ class Observer:
         markers = self.marker_memory.find(img, dicts, max(DETECT_LONG_SIDE, min(max(img.shape[:2]), MARKER_FULL_RES)), t,
                                           self._board_missing)
         H_last = self.tracker.last_homographies()
-        locs = {}
-        for name, lay in self.layouts.items():
-            loc = locate_board(lay, markers, img.shape, None, H_last.get(name), img)
+        locs = {name: locate_board(lay, markers, img.shape, None, H_last.get(name), img) for name, lay in self.layouts.items()}
+        fitted = [loc for loc in locs.values() if loc.method == "fit"]
+        if fitted:  # a board never seen, with two markers in view: fitted on the table of the best-seen board
+            plane = max(fitted, key=lambda loc: len(loc.markers_used)).homography
+            for name, loc in locs.items():
+                if not loc.found and H_last.get(name) is None and len(loc.markers_seen) >= 2:
+                    locs[name] = locate_board(self.layouts[name], markers, img.shape, None, None, img, plane_H=plane)
+        for loc in locs.values():
             self.tracker.observe(loc)
-            locs[name] = loc
         self._board_missing = not all(loc.found for loc in locs.values())
         known = {(m["dictionary"], m["id"]) for lay in self.layouts.values() for m in lay["markers"]}
         unknown = sorted(i for (d, i) in markers if (d, i) not in known)
