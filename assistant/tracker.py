@@ -43,9 +43,9 @@ from __future__ import annotations
 
 import itertools
 import time
-from typing import NamedTuple
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 from assistant.movelog import observable
 from assistant.observation import Observation, split_key, split_reading_key

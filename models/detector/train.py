@@ -65,7 +65,7 @@ def _step_batch(step: int):
 
 
 def _batches(steps: int, workers: int, rng, train_idx, pick_p, batch, make):
-    """Yield the batches of steps 1..steps: drawn in this process from ``rng`` (workers 0, the committed recipe), or
+    """Yield the batches of steps 1..steps: drawn in this process from ``rng`` (workers 0, the 60-minute CPU recipe), or
     by ``workers`` forked processes, at most 3 a worker waiting."""
     if workers == 0:
         for _ in range(steps):
