@@ -226,7 +226,7 @@ def test_crop_workers_draw_the_same_crops_for_any_number_of_workers():
                for i in range(4)]
     tr._LOADER.update(seed=5, train_idx=np.arange(4), batch=3, pick_p=np.full(4, 0.25), views=views, targets=targets, crop=64,
                       n_classes=2, valid_hw=[v.shape[:2] for v in views])
-    runs = [list(tr._batches(5, workers, None, None, None, None, None)) for workers in (1, 3)]
+    runs = [list(tr._batches(5, workers, None)) for workers in (1, 3)]
     assert len(runs[0]) == len(runs[1]) == 5
     for a, b in zip(*runs):
         assert all(np.array_equal(x, y) for x, y in zip(a, b))

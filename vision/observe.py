@@ -436,7 +436,7 @@ class Observer:
 
     def process(self, index: int, t: float, image) -> FrameResult:
         """One frame (BGR) -> FrameResult. Never raises for what the camera shows."""
-        from vision.locate import locate_board, rectify
+        from vision.locate import MIN_MARKERS_TRACKED, locate_board, rectify
         from vision.markers import DETECT_LONG_SIDE
 
         timings: dict[str, float] = {}
@@ -453,7 +453,7 @@ class Observer:
         if fitted:  # a board never seen, with two markers in view: fitted on the table of the best-seen board
             plane = max(fitted, key=lambda loc: len(loc.markers_used)).homography
             for name, loc in locs.items():
-                if not loc.found and H_last.get(name) is None and len(loc.markers_seen) >= 2:
+                if not loc.found and H_last.get(name) is None and len(loc.markers_seen) >= MIN_MARKERS_TRACKED:
                     locs[name] = locate_board(self.layouts[name], markers, img.shape, None, None, img, plane_H=plane)
         for loc in locs.values():
             self.tracker.observe(loc)

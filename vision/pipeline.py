@@ -325,10 +325,11 @@ class Pipeline:
                 if gone:
                     self.say("warning", f"{', '.join(gone)} not found after {self.mismatch_after_s:g} s: none of its markers is "
                              "in the picture. Put the board under the camera or drop its --layout.", topic="mismatch")
-                from vision.locate import MIN_MARKERS_FRESH
+                from vision.locate import MIN_MARKERS_FRESH, MIN_MARKERS_TRACKED
 
                 for b, (n, total) in part.items():  # 4p s9: one corner under a score track, one under a beaver pile
                     self.say("warning", f"{b} not found after {self.mismatch_after_s:g} s: only {n} of its {total} corner "
-                             f"markers can be seen, and {MIN_MARKERS_FRESH} are needed to find a board the first time. Clear "
-                             "pieces off its markers and move any board that lies over them; nothing on it is read until then.",
+                             f"markers can be seen, too few to find it the first time ({MIN_MARKERS_FRESH}, or "
+                             f"{MIN_MARKERS_TRACKED} lying flat on the table of a board already found). Clear pieces off its "
+                             "markers and move any board that lies over them; nothing on it is read until then.",
                              topic="partly:" + b)

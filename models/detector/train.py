@@ -64,12 +64,12 @@ def _step_batch(step: int):
     return np.rint(x).astype(np.uint8), heat.astype(np.float16), w.astype(np.float16), pos  # a quarter of the bytes to pass back
 
 
-def _batches(steps: int, workers: int, rng, train_idx, pick_p, batch, make):
-    """Yield the batches of steps 1..steps: drawn in this process from ``rng`` (workers 0, the 60-minute CPU recipe), or
-    by ``workers`` forked processes, at most 3 a worker waiting."""
+def _batches(steps: int, workers: int, draw):
+    """Yield the batches of steps 1..steps: ``draw()`` in this process (workers 0, the 60-minute CPU recipe: one
+    generator for the whole run), or ``_step_batch`` in ``workers`` forked processes, at most 3 a worker waiting."""
     if workers == 0:
         for _ in range(steps):
-            yield make(rng.choice(train_idx, batch, p=pick_p))
+            yield draw()
         return
     import collections
     import multiprocessing as mp
@@ -208,9 +208,9 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
     run_loss = None
     _LOADER.update(seed=seed, train_idx=train_idx, batch=batch, pick_p=pick_p, views=views, targets=targets, crop=crop,
                    n_classes=len(classes), valid_hw=valid_hw)
-    make = lambda idx: make_batch(views, targets, idx, crop, rng, len(classes), valid_hw)  # noqa: E731
+    draw = lambda: make_batch(views, targets, rng.choice(train_idx, batch, p=pick_p), crop, rng, len(classes), valid_hw)  # noqa: E731
     T = lambda a, dtype=None: torch.from_numpy(a if dtype is None else a.astype(dtype)).to(device)  # noqa: E731
-    for step, (x, heat, w, pos) in enumerate(_batches(steps, loader_workers, rng, train_idx, pick_p, batch, make), 1):
+    for step, (x, heat, w, pos) in enumerate(_batches(steps, loader_workers, draw), 1):
         ph, preg, pcol, pside = model(T(x).float())
         loss = focal_loss(ph, T(heat).float(), T(w).float())
         if len(pos):
