@@ -112,7 +112,7 @@ def load_views(folder: Path, scales: dict, workers: int = 2, limit: int | None =
             if workers > 1:
                 import multiprocessing as mp
 
-                with mp.get_context("fork").Pool(workers) as pool:
+                with mp.get_context("spawn").Pool(workers) as pool:  # not fork: OpenCV threads of this process may hold a lock a forked child waits on
                     results = pool.imap(_load_one, jobs, chunksize=8)
                     offset = _write_views(fh, results, entries, offset)
             else:
