@@ -70,6 +70,10 @@ MISCOUNT_LOOKS = 3  # looks in a row a place the moves touch must show the same 
 BACKTRACK_LOOKS = 4  # accepted looks an unexplained look may re-read (``_try_backtrack``)
 BACKTRACK_FIRST = 2  # ... of which the first unexplained look re-reads
 BACKTRACK_TRIES = 3  # unexplained looks in a row that try it
+# depths in a row the search goes on without finding a better line than a shorter one (``_search``): moves on a
+# board under a hand, or turns after the one that explains the look, show nothing and would be tried to the full
+# depth, all alike
+SEARCH_PATIENCE = 3
 # A printed action given up weighs this many still open ones: a look may end before the actions that show later,
 # so doing an action that changes nothing (a Tan with no beaver) by giving up the one before it (the Hunt whose
 # beaver the next look shows) must not beat waiting (4p s3, 4p s6). An action still open at the end of the search
@@ -347,7 +351,7 @@ class Tracker:
 
     def __init__(self, state: State, edition=None, beam: int = 10, max_depth: int = 14,
                  accept_cost: float = 1.0, alert_confidence: float = 0.6, move_beam: int = 12,
-                 max_alts: int = 3, alt_horizon: int = 24):
+                 max_alts: int = 3, alt_horizon: int = 24, patience: int = SEARCH_PATIENCE):
         self.ed = edition or load_edition()
         self.initial = state.copy()
         self.state = state.copy()
@@ -355,7 +359,7 @@ class Tracker:
         self.edits: dict[int, list[dict]] = {}  # move index -> hidden-information edits made before that move
         self.groups: list[int] = []  # sizes of the accepted move groups (undo takes back the last)
         self.lookalikes: dict[tuple[int, str], frozenset[str]] = {}  # (player, tile bought) -> tiles the purchase looked like
-        self.beam, self.max_depth = beam, max_depth
+        self.beam, self.max_depth, self.patience = beam, max_depth, patience
         self.accept_cost, self.alert_confidence = accept_cost, alert_confidence
         self.move_beam = move_beam
         self.alerts: dict[int, Event] = {}  # active alerts by id
@@ -395,7 +399,7 @@ class Tracker:
     def _observe(self, obs: Observation) -> list[Event]:
         items = [(k, r.value, r.confidence) for k, r in obs.readings.items()]
         self._splits = {}  # this look's and the kept looks' readings split for ``_node`` (``_split``)
-        self._maps = {}  # the same looks' readings by key (``_by_key``)
+        self._maps = {}  # the same looks' readings by key (``_look_maps``)
         self._weighed.update({(k, r.value, r.confidence): dict(r.others) for k, r in obs.readings.items() if r.others})
         self._last_items = {k: v for k, v, _ in items}
         nodes = self._explain(self.state, items, self._deferred)
@@ -1009,6 +1013,10 @@ class Tracker:
         every = list(roots)
         found_perfect = False
         rank = 0
+        best = min(self._fit(r) for r in roots)
+        # depths in a row that found no better line: none explaining the look better than ``best``, or, once a
+        # line explains it all, none that also does more of the turn's actions (a lower ``rank``)
+        stale = 0
         for depth in range(self.max_depth):
             children = []
             for node in frontier:
@@ -1037,9 +1045,12 @@ class Tracker:
                 # a longer sequence cannot explain more; go deeper only to do the actions still open, and to
                 # finish the sequences that rank better than every perfect one so far (an action that changes
                 # nothing, a Tan with no beaver, done before the one that explains the table)
-                if perfect:
-                    rank = min(rank, min(c.pref + self._left(c) for c in perfect)) if found_perfect else \
-                        min(c.pref + self._left(c) for c in perfect)
+                ranks = [c.pref + self._left(c) for c in perfect]
+                stale = 0 if ranks and (not found_perfect or min(ranks) < rank) else stale + 1
+                if stale >= self.patience:
+                    break
+                if ranks:
+                    rank = min([rank, *ranks]) if found_perfect else min(ranks)
                 found_perfect = True
                 frontier = [c for c in perfect if c.state.turn is not None and c.state.turn.placed == "tile"
                             and c.state.turn.cursor < len(c.state.turn.pending)][: self.beam]
@@ -1048,6 +1059,11 @@ class Tracker:
                 if not frontier:
                     break
                 continue
+            fit = self._fit(children[0])
+            stale = 0 if fit < best else stale + 1
+            best = min(best, fit)
+            if stale >= self.patience:
+                break
             # keep the best of each phase: the end of a year explains a lot at once and must not crowd out
             # the deeper sequences that finish the turn first
             frontier = []
@@ -1079,6 +1095,11 @@ class Tracker:
                     kept.add(id(c))
         self.stats["nodes"] += len(every)
         return every
+
+    @staticmethod
+    def _fit(node: _Node) -> tuple:
+        """How well ``node`` explains the look, the first terms of ``_Node.key``: what ``SEARCH_PATIENCE`` waits on."""
+        return round(node.cost + node.score_cost, 6), round(node.cost, 6)
 
     @staticmethod
     def _sig(node: _Node):
@@ -1120,20 +1141,18 @@ class Tracker:
         if st.phase == "restore":
             return [(m, pref, None) for m, pref in self._restore_candidates(st, items)]
         open_keys = {k for k, v, c in items if self._open(k, v, node.exp)}
-        present = {k for k, _, _ in items}
+        _, by_key, unsure = self._look_maps(items)
+        present = by_key
         p = st.current
         vb = village_board(p)
         mp = map_board(st.n)
         out = []
 
-        by_key = {k: v for k, v, _ in items}
         colour = st.players[p].colour
         year_may_end = sum(pl.sages for pl in st.players) <= 1  # this placement may be the year's last
 
         def maybe(key):  # the reading at key differs, or was not read at all
             return key in open_keys or key not in present
-
-        unsure = {k for k, _, c in items if c < self.alert_confidence}
 
         def shows(key, piece):  # the reading at key holds that piece, or was not read at all (or not surely)
             v = by_key.get(key, "absent")
@@ -1218,9 +1237,19 @@ class Tracker:
 
     def _by_key(self, items) -> dict:
         """{key: (value, confidence)} of a look's readings, made once per look (cached like ``_split``)."""
+        return self._look_maps(items)[0]
+
+    def _values(self, items) -> dict:
+        """{key: value} of a look's readings, made once per look."""
+        return self._look_maps(items)[1]
+
+    def _look_maps(self, items) -> tuple[dict, dict, set]:
+        """A look's readings by key with their confidence, by key alone, and the keys read unsurely (below
+        ``alert_confidence``): made once per look, for the many candidates weighed against it."""
         got = self._maps.get(id(items))
         if got is None or got[0] is not items:
-            got = self._maps[id(items)] = (items, {k: (v, c) for k, v, c in items})
+            got = self._maps[id(items)] = (items, ({k: (v, c) for k, v, c in items}, {k: v for k, v, _ in items},
+                                                   {k for k, _, c in items if c < self.alert_confidence}))
         return got[1]
 
     # ---- Move candidates from the map difference --------------------------------------------------------------
@@ -1554,7 +1583,7 @@ class Tracker:
         player = st.players[p]
         vb = village_board(p)
         seen_res = {}
-        by_key = {k: v for k, v, _ in items}
+        by_key = self._values(items)
         for r in RESOURCES:
             key = f"{vb}/resource.{r}"
             if key in by_key and isinstance(by_key[key], tuple):
@@ -1603,39 +1632,41 @@ class Tracker:
                         for tile in looks.values():
                             purchases.append((tile, pay, dtiles, dedit))
         limit = canoes + (2 if extras else 0)
-        point_sets = [tuple(c) for k in range(len(RESOURCES) + 1) for c in itertools.combinations(RESOURCES, k)]
+        # each resource spent for a point at most once: the point sets as 0/1 counts in RESOURCES order
+        point_sets = [(c, tuple(int(r in c) for r in RESOURCES))
+                      for k in range(len(RESOURCES) + 1) for c in itertools.combinations(RESOURCES, k)]
+        target_rows = [tuple((i, r, target[r]) for i, r in enumerate(RESOURCES) if r in target) for target in targets]
         scored = []
         for purchase in purchases:
             spend = Counter(purchase[1]) if purchase else Counter()
-            for pts in point_sets:
-                spent = spend + Counter(pts)
-                for target in targets:
+            paid = [spend[r] for r in RESOURCES]
+            for pts, ones in point_sets:
+                for row in target_rows:
                     # exchanges make up the rest: gets - gives = target + spent
-                    need = {r: target.get(r, 0) + spent[r] if r in target else None for r in RESOURCES}
-                    gives, gets, miss = [], [], 0
-                    for r, x in need.items():
-                        if x is None:
-                            continue
+                    n_gets = n_gives = 0
+                    for i, _r, x in row:
+                        x += paid[i] + ones[i]
                         if x > 0:
-                            gets += [r] * x
-                        elif x < 0:
-                            gives += [r] * (-x)
-                    if len(gives) != len(gets):
-                        miss = abs(len(gives) - len(gets))
-                        k = min(len(gives), len(gets))
-                        gives, gets = gives[:k], gets[:k]
-                    if len(gives) > limit:
-                        continue
-                    scored.append((miss, len(gives) + len(pts) + (1 if purchase and purchase[2] else 0),
-                                   purchase, pts, tuple(zip(gives, gets))))
+                            n_gets += x
+                        else:
+                            n_gives -= x
+                    k = min(n_gives, n_gets)
+                    if k <= limit:
+                        scored.append((abs(n_gives - n_gets), k + len(pts) + (1 if purchase and purchase[2] else 0),
+                                       purchase, pts, paid, ones, row))
         scored.sort(key=lambda x: (x[0], x[1]))
         out = []
         seen = set()
         looks = Counter()
         tried = 0
-        for miss, _, purchase, pts, exchanges in scored:
+        for miss, _, purchase, pts, paid, ones, row in scored:
             if (tried >= 8 and miss > 0) or tried >= 30 or miss > 2:
                 break
+            need = [(r, x + paid[i] + ones[i]) for i, r, x in row]
+            gives = [r for r, x in need if x < 0 for _ in range(-x)]
+            gets = [r for r, x in need if x > 0 for _ in range(x)]
+            k = min(len(gives), len(gets))
+            exchanges = tuple(zip(gives[:k], gets[:k]))
             if (purchase and purchase[:3], pts, exchanges) in seen:
                 continue
             seen.add((purchase and purchase[:3], pts, exchanges))

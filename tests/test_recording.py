@@ -28,6 +28,10 @@ def test_placer_keeps_pieces_in_their_spot():
     spots_a = {(bd.name, p.region, p.cls, p.colour, round(p.x, 3), round(p.y, 3)) for bd in a for p in bd.pieces}
     spots_b = {(bd.name, p.region, p.cls, p.colour, round(p.x, 3), round(p.y, 3)) for bd in b for p in bd.pieces}
     assert len(spots_a & spots_b) > 0.8 * len(spots_a)  # most pieces did not move
+    # a tile still in its slot, the same side up, lies at the same angle: the camera sees no change there
+    angles_a = {(bd.name, t["slot"], t["tile"], t["side"]): t["rotation_deg"] for bd in a for t in bd.tiles}
+    angles_b = {(bd.name, t["slot"], t["tile"], t["side"]): t["rotation_deg"] for bd in b for t in bd.tiles}
+    assert angles_a and all(angles_b[k] == angle for k, angle in angles_a.items() if k in angles_b)
 
 
 def test_illegal_variants_are_rejected_by_the_rules():

@@ -821,3 +821,22 @@ def test_a_disk_put_onto_another_raises_one_alert_not_two():
     readings.update({f"{SCORE_BOARDS[0]}/upper.4": Reading((), 0.9), top: Reading(((f"tribe_disk:{st.players[1].colour}", 1),), 0.9)})
     events = tracker._check_scores([(k, r.value, r.confidence) for k, r in readings.items()])
     assert [(e.player, e.track, e.seen) for e in events if isinstance(e, ScoreMismatch)] == [(1, track, 5)]
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_a_board_under_a_hand_and_one_unsure_miscount_bound_the_search(seed):
+    """The current player's village under a hand, every reading unsure (a 4-player table's image quality) and a
+    Home read one warrior short: no line explains the miscount, and the moves on the hidden board show nothing.
+    The search stops ``SEARCH_PATIENCE`` depths after its last better line instead of trying every line of
+    optional actions (W-ACT-1) and later turns to the full depth (about 3,000 lines and 3 s before the bound);
+    the look changes nothing."""
+    st = conceal(new_game(NAMES[:4], seed=seed))
+    tracker = Tracker(st.copy())
+    obs = observation(st, drop=[village_board(st.current)])
+    home = f"{map_board(4)}/H1"
+    (piece, n), = obs.readings[home].value
+    obs.readings.update({k: Reading(r.value, 0.55) for k, r in obs.readings.items()})
+    obs.readings[home] = Reading(((piece, n - 1),), 0.55)
+    assert tracker.observe(obs) == []
+    assert tracker.moves == []
+    assert tracker.stats["nodes"] < 400

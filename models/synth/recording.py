@@ -145,17 +145,21 @@ def _pkey(p) -> tuple:
 class Placer:
     """Keeps pieces where they were: a piece of the new position takes the spot of a piece with the same region,
     class, colour and side in the previous one; new pieces take their fresh spot unless it is too close to a kept
-    piece, in which case another spot in their region is drawn."""
+    piece, in which case another spot in their region is drawn. A tile still in its slot, the same side up,
+    keeps the angle it lay at."""
 
     def __init__(self, rng, min_mm: float = 12.0):
         self.rng = rng
         self.min_mm = min_mm
         self.prev: dict[str, list] = {}  # board -> pieces
+        self.tiles: dict[tuple, float] = {}  # (board, slot, tile, side) -> the angle it lies at
 
     def place(self, boards) -> None:
         from models.synth.pieces import scatter
 
         for b in boards:
+            for t in b.tiles:
+                t["rotation_deg"] = self.tiles.setdefault((b.name, t["slot"], t["tile"], t["side"]), t["rotation_deg"])
             old = {}
             for p in self.prev.get(b.name, []):
                 old.setdefault(_pkey(p), []).append(p)
