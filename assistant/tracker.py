@@ -74,6 +74,7 @@ BACKTRACK_TRIES = 3  # unexplained looks in a row that try it
 # board under a hand, or turns after the one that explains the look, show nothing and would be tried to the full
 # depth, all alike
 SEARCH_PATIENCE = 3
+_ABSENT = object()  # no expected reading at a key (a place the state does not know)
 # A printed action given up weighs this many still open ones: a look may end before the actions that show later,
 # so doing an action that changes nothing (a Tan with no beaver) by giving up the one before it (the Hunt whose
 # beaver the next look shows) must not beat waiting (4p s3, 4p s6). An action still open at the end of the search
@@ -924,14 +925,15 @@ class Tracker:
                 score_cost += read[1]
         off = self._score_off(state, disks) if score_cost else 0
         for key, value, conf in others:
-            if key not in exp:
+            expected = exp.get(key, _ABSENT)
+            if value == expected or expected is _ABSENT:  # most readings agree: the quick test first
                 continue
-            if reading_differs(key, value, exp[key]):
-                if self._known(key, value, exp[key]):
+            if reading_differs(key, value, expected):
+                if self._known(key, value, expected):
                     known += conf  # no new evidence: costs nothing
                 else:
-                    others = self._weighed.get((key, value, conf))
-                    cost += conf if others is None else max(conf, min(others.get(exp[key], 1.0), TILE_EVIDENCE_CAP))
+                    runner_ups = self._weighed.get((key, value, conf))
+                    cost += conf if runner_ups is None else max(conf, min(runner_ups.get(expected, 1.0), TILE_EVIDENCE_CAP))
                     worst = max(worst, conf)
         return _Node(state, moves, exp, cost, score_cost, worst, pref, edits, known, off)
 
@@ -985,7 +987,9 @@ class Tracker:
     def _open(self, key: str, value, exp: dict) -> bool:
         """Whether the reading ``value`` at ``key`` is a difference still to explain from expected readings
         ``exp``: it disagrees, and not as a known misreading does."""
-        return key in exp and reading_differs(key, value, exp[key]) and not self._known(key, value, exp[key])
+        expected = exp.get(key, _ABSENT)
+        return (value != expected and expected is not _ABSENT and reading_differs(key, value, expected)
+                and not self._known(key, value, expected))
 
     def _learn_misreadings(self, node: _Node, items, at: int) -> None:
         """After a look is accepted (its moves played from log position ``at``): remember the unsure disagreements
