@@ -513,7 +513,8 @@ class Tracker:
     def _with_missed_marker(self, best: _Node, nodes: list[_Node], items, base: State | None = None) -> tuple[_Node, bool]:
         """(node, acceptable): the best line held back only by one sure reading of a tile slot where it puts a
         player's action marker that the camera does not see, while that player's Sages area surely shows the marker
-        gone and no slot shows it (``_marker_unseen``, from the state before the look). That slot becomes a known
+        gone and no slot shows it (``_marker_unseen``, from the state before the look), or where a marker has lain
+        since an earlier look while the player's other markers read where they are (``_marker_kept``). That slot becomes a known
         misreading (``misreadings``): the marker is taken as placed, and the slot costs nothing and raises no
         alert until it reads right again (the year's end takes the marker back). An illegal placement shows its
         marker on a slot, so it never gets in this way. ``(best, False)`` when there is no such line. ``base``: the
@@ -535,17 +536,39 @@ class Tracker:
         """The slot key when the one sure reading that keeps ``node`` out is a marker it places there unseen (see
         ``_with_missed_marker``), else None."""
         sure = [d for d in self._differing(node, items) if d[2] >= self.alert_confidence]
-        if not node.moves or len(sure) != 1:
+        if len(sure) != 1:
             return None
         key, seen, _ = sure[0]
         want = node.exp.get(key)
         for p in range(base.n):
             marker = f"action_marker:{base.players[p].colour}"
             if key.startswith(f"{village_board(p)}/slot.") and "#" not in key:
-                if isinstance(want, tuple) and marker in dict(want) and isinstance(seen, tuple) and marker not in dict(seen) \
-                        and before.get(key) != want and self._marker_unseen(base, p, items, before):
-                    return key
+                if isinstance(want, tuple) and marker in dict(want) and isinstance(seen, tuple) and marker not in dict(seen):
+                    if before.get(key) != want:  # placed by the line's moves
+                        if node.moves and self._marker_unseen(base, p, items, before):
+                            return key
+                    elif self._marker_kept(node, p, items):  # there since an earlier look
+                        return key
         return None
+
+    def _marker_kept(self, node: _Node, p: int, items) -> bool:
+        """Whether player ``p``'s action markers are all where ``node`` has them but one the camera misses on its
+        tile: every Sages space of ``p`` is read surely as ``node`` has it, and no tile slot shows ``p``'s marker
+        where ``node`` has none. The four markers are then counted (W-COMP-3): the one not seen has not left its
+        tile (e2e 3p s17: a green marker on a B-HUNT tile, seen at 0.3-0.4 at one look in three and missed at the
+        others, 6 alerts). A marker moved to another tile or back to the Sages shows there."""
+        vb = village_board(p)
+        marker = f"action_marker:{node.state.players[p].colour}"
+        read = self._by_key(items)
+        for s in range(1, 5):
+            got = read.get(f"{vb}/sage.{s}")
+            if got is None or got[1] < self.alert_confidence or got[0] != node.exp.get(f"{vb}/sage.{s}"):
+                return False
+        for k in range(9):
+            v = read.get(f"{vb}/slot.{k}", (None,))[0]
+            if isinstance(v, tuple) and marker in dict(v) and marker not in dict(node.exp.get(f"{vb}/slot.{k}") or ()):
+                return False
+        return True
 
     def _explain(self, state: State, items, starts: list[_Node] = ()) -> list[_Node]:
         """Candidate explanations of ``items`` from ``state``; ``starts``: candidates of an earlier look that was

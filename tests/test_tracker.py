@@ -840,3 +840,35 @@ def test_a_board_under_a_hand_and_one_unsure_miscount_bound_the_search(seed):
     assert tracker.observe(obs) == []
     assert tracker.moves == []
     assert tracker.stats["nodes"] < 400
+
+
+def test_a_marker_missed_on_its_tile_after_it_was_seen_raises_no_alert():
+    """A player's first action marker of the year is seen when it is placed, then missed on its tile (read empty,
+    surely) at every later look of the year, as on a dark tile (e2e 3p s17: 6 alerts). The player's other markers
+    read where they are, so the four are counted (``Tracker._marker_kept``, W-COMP-3): no alert, and the turns go
+    on. The same marker moved to another tile shows there, and is an alert."""
+    states, moves = record(2, 5)
+    first = next(i for i, m in enumerate(moves) if isinstance(m, M.Activate))
+    p = states[first].current
+    slot = f"{village_board(p)}/slot.{moves[first].slot[0] * 3 + moves[first].slot[1]}"
+    marker = f"action_marker:{states[0].players[p].colour}"
+    tracker = Tracker(conceal(new_game(NAMES[:2], seed=5)))
+    looks = missed = alerts = 0
+    for i, truth in turn_ends(states, moves, 1):
+        obs = observation(truth, i)
+        if i > first + 1 and marker in dict(obs.readings[slot].value):
+            obs.readings[slot] = Reading((), 0.9)
+            missed += 1
+        alerts += sum(isinstance(e, ALERTS) for e in tracker.observe(obs))
+        looks += 1
+        assert expected_readings(tracker.state) == expected_readings(truth), f"diverged at move {i}"
+    assert missed >= 3 and alerts == 0
+
+    i, truth = next((i, t) for i, t in turn_ends(states, moves, 1) if i > first + 1 and marker in dict(expected_readings(t)[slot]))
+    base = truth.copy()
+    tracker = Tracker(base)
+    obs = observation(truth)
+    empty = next(k for k, v in expected_readings(truth).items() if k.startswith(f"{village_board(p)}/slot.") and "#" not in k and v == ())
+    obs.readings[slot] = Reading((), 0.9)
+    obs.readings[empty] = Reading(((marker, 1),), 0.9)
+    assert any(isinstance(e, ALERTS) for e in tracker.observe(obs))
