@@ -75,6 +75,11 @@ BACKTRACK_TRIES = 3  # unexplained looks in a row that try it
 # depth, all alike
 SEARCH_PATIENCE = 3
 _ABSENT = object()  # no expected reading at a key (a place the state does not know)
+# a Home's guards stand in one stack (W-SET-8), where a warrior hides behind the others: a Home read with fewer of
+# them than a line leaves there, where the line moves none in or out, weighs at most this much (unsure). The count
+# the tracker keeps comes from conservation and history (W-COMP-3: 7 warriors a colour; one that leaves a Home
+# shows up somewhere else). A line that moves a warrior into or out of the Home is weighed on the count as read.
+HOME_STACK_CONFIDENCE = 0.5
 # A printed action given up weighs this many still open ones: a look may end before the actions that show later,
 # so doing an action that changes nothing (a Tan with no beaver) by giving up the one before it (the Hunt whose
 # beaver the next look shows) must not beat waiting (4p s3, 4p s6). An action still open at the end of the search
@@ -386,6 +391,9 @@ class Tracker:
         self._weighed: dict[tuple, dict] = {}
         self._splits: dict[int, tuple] = {}
         self._maps: dict[int, tuple] = {}
+        self._homes = {f"{map_board(state.n)}/{tid}" for tid, t in state.territories.items() if t.home_of is not None}
+        self._base_exp: dict = {}  # the expected readings of the position the current search starts from
+        self._weighing = True  # whether ``_weight`` discounts a Home stack (off to name what an alert shows)
 
     # ---- public API --------------------------------------------------------------------------------------------
     def observe(self, obs: Observation) -> list[Event]:
@@ -419,11 +427,14 @@ class Tracker:
             # earlier observation may (a score value hidden under another disk then, visible now); not again
             # while the score disks disagree as they did at the last look
             if sig is None or sig != self._score_seen:
+                base_exp = self._base_exp
                 switched = self._try_alternatives(items, best if ok else None)
                 if switched is not None:
                     return switched
+                self._base_exp = base_exp  # the alternatives' replays searched from other positions
         self._score_seen = sig
-        stubborn = [] if ok or not best.moves else self._stubborn(best, items)
+        # moves that leave the table as it was (a warrior out of its Home and back) are no reason to let a look in
+        stubborn = [] if ok or not best.moves or best.exp == self._base_exp else self._stubborn(best, items)
         if ok:
             self._miscount = (None, 0)
         if ok or stubborn:
@@ -444,6 +455,7 @@ class Tracker:
             if not stubborn:
                 events += self._clear_alerts(("IllegalMove", "TableOutOfSync"), "the table matches a legal position again")
             at = len(self.moves)
+            before = expected_readings(self.state)
             if best.moves:
                 events += self._accept(best)
                 if distinct:
@@ -451,7 +463,7 @@ class Tracker:
                     self.last_candidates = cands
                     events.append(self._alert(NeedsConfirmation(0, [self._candidate_json(i, n) for i, n in enumerate(cands)])))
             self._remember(items, at, best, nodes)
-            self._learn_misreadings(best, items, at)
+            self._learn_misreadings(best, items, at, before)
             if len(self.moves) > at:
                 self._looks = (self._looks + [(at, items)])[-BACKTRACK_LOOKS:]
             if stubborn:  # the moves are in; the places they did not touch that still disagree stay an alert
@@ -467,8 +479,22 @@ class Tracker:
             if switched is not None:
                 self._unexplained = 0
                 return switched
-            events += self._explain_failure(best, items)
+            events += self._explain_failure(self._as_read(best, nodes, items), items)
         return events
+
+    def _as_read(self, best: _Node, nodes: list[_Node], items) -> _Node:
+        """The line that best explains the look with every reading weighed as read (no Home stack discounted,
+        ``_weight``): what the alert names. A warrior gone from a Home and seen across a river is a Move that broke
+        the river rule (W-MOV-2), not some other line that leaves the Home as it was."""
+        if not any(k in self._homes for k, _, _ in items):
+            return best
+        self._weighing = False
+        try:
+            again = [self._node(n.state, n.moves, items, n.pref, None, n.edits) for n in nodes]
+        finally:
+            self._weighing = True
+        top = min(again, key=_Node.key)
+        return best if top.moves == best.moves else top
 
     def _without_unshown_tail(self, best: _Node, nodes: list[_Node]) -> _Node:
         """``best`` without the moves at its end that show nothing on the table (a Mask Ceremony's draw with no
@@ -574,7 +600,8 @@ class Tracker:
         """Candidate explanations of ``items`` from ``state``; ``starts``: candidates of an earlier look that was
         left unexplained (a board under a hand), searched on from where they stopped as well, so that two turns
         seen at once need not be found from scratch."""
-        root = self._node(state, (), items, 0)
+        self._base_exp = expected_readings(state)
+        root = self._node(state, (), items, 0, self._base_exp)
         if root.exact:
             return [root]
         roots = [root] + [self._node(d.state, d.moves, items, d.pref, edits=d.edits) for d in starts]
@@ -952,6 +979,7 @@ class Tracker:
             if value == expected or expected is _ABSENT:  # most readings agree: the quick test first
                 continue
             if reading_differs(key, value, expected):
+                conf = self._weight(key, value, conf, exp, self._base_exp)
                 if self._known(key, value, expected):
                     known += conf  # no new evidence: costs nothing
                 else:
@@ -1014,14 +1042,15 @@ class Tracker:
         return (value != expected and expected is not _ABSENT and reading_differs(key, value, expected)
                 and not self._known(key, value, expected))
 
-    def _learn_misreadings(self, node: _Node, items, at: int) -> None:
-        """After a look is accepted (its moves played from log position ``at``): remember the unsure disagreements
-        it tolerated (keyed by how they differ, and from when), forget the places that now read right; places not
-        read this look keep what was known."""
+    def _learn_misreadings(self, node: _Node, items, at: int, base: dict) -> None:
+        """After a look is accepted (its moves played from log position ``at``, from the position whose expected
+        readings are ``base``): remember the unsure disagreements it tolerated (keyed by how they differ, and from
+        when), forget the places that now read right; places not read this look keep what was known."""
         for key, value, conf in items:
             if key not in node.exp or is_score_key(key):
                 continue
-            if conf < self.alert_confidence and reading_differs(key, value, node.exp[key]):
+            if reading_differs(key, value, node.exp[key]) \
+                    and self._weight(key, value, conf, node.exp, base) < self.alert_confidence:
                 error = reading_error(value, node.exp[key])
                 known = self.misreadings.get(key)
                 if known is None or known.error != error:
@@ -1031,7 +1060,22 @@ class Tracker:
 
     def _differing(self, node: _Node, items, min_conf: float = 0.0) -> list[tuple[str, object, float]]:
         """The non-score readings that disagree with ``node`` (known misreadings left out), with their confidence."""
-        return [(k, v, c) for k, v, c in items if not is_score_key(k) and c >= min_conf and self._open(k, v, node.exp)]
+        out = []
+        for k, v, c in items:
+            if not is_score_key(k) and self._open(k, v, node.exp):
+                c = self._weight(k, v, c, node.exp, self._base_exp)
+                if c >= min_conf:
+                    out.append((k, v, c))
+        return out
+
+    def _weight(self, key: str, value, conf: float, exp: dict, base: dict) -> float:
+        """How much a reading that disagrees with ``exp`` weighs: its confidence, but at most
+        ``HOME_STACK_CONFIDENCE`` for a Home read with fewer warriors than ``exp`` has there while ``exp`` keeps
+        the Home as in ``base`` (the position the lines start from): warriors hidden in the stack."""
+        if self._weighing and key in self._homes and conf > HOME_STACK_CONFIDENCE and exp.get(key) == base.get(key) \
+                and _fewer(value, exp.get(key)):
+            return HOME_STACK_CONFIDENCE
+        return conf
 
     # ---- the search ----------------------------------------------------------------------------------------------
     def _search(self, roots: list[_Node], items) -> list[_Node]:
@@ -2042,6 +2086,14 @@ def _bad_empty(value) -> bool:
 def _one_piece_off(error) -> bool:
     """Whether a ``reading_error`` is one piece of one kind too many or too few."""
     return isinstance(error, frozenset) and len(error) == 1 and abs(next(iter(error))[1]) == 1
+
+
+def _fewer(value, expected) -> bool:
+    """Whether the pieces of ``value`` are some of those of ``expected`` and not all (pieces hidden, none added)."""
+    if not isinstance(value, tuple) or not isinstance(expected, tuple) or value == expected:
+        return False
+    want = dict(expected)
+    return all(n <= want.get(k, 0) for k, n in value)
 
 
 def _colours_of(value) -> set[str]:
