@@ -490,7 +490,7 @@ class Tracker:
             return best
         self._weighing = False
         try:
-            again = [self._node(n.state, n.moves, items, n.pref, None, n.edits) for n in nodes]
+            again = [self._node(n.state, n.moves, items, n.pref, n.exp, n.edits) for n in nodes]
         finally:
             self._weighing = True
         top = min(again, key=_Node.key)
@@ -979,13 +979,13 @@ class Tracker:
             if value == expected or expected is _ABSENT:  # most readings agree: the quick test first
                 continue
             if reading_differs(key, value, expected):
-                conf = self._weight(key, value, conf, exp, self._base_exp)
+                w = self._weight(key, value, conf, exp, self._base_exp)
                 if self._known(key, value, expected):
-                    known += conf  # no new evidence: costs nothing
+                    known += w  # no new evidence: costs nothing
                 else:
                     runner_ups = self._weighed.get((key, value, conf))
-                    cost += conf if runner_ups is None else max(conf, min(runner_ups.get(expected, 1.0), TILE_EVIDENCE_CAP))
-                    worst = max(worst, conf)
+                    cost += w if runner_ups is None else max(w, min(runner_ups.get(expected, 1.0), TILE_EVIDENCE_CAP))
+                    worst = max(worst, w)
         return _Node(state, moves, exp, cost, score_cost, worst, pref, edits, known, off)
 
     @staticmethod
@@ -1059,7 +1059,8 @@ class Tracker:
                 self.misreadings.pop(key, None)  # alert, not a misreading); the same one again stays known
 
     def _differing(self, node: _Node, items, min_conf: float = 0.0) -> list[tuple[str, object, float]]:
-        """The non-score readings that disagree with ``node`` (known misreadings left out), with their confidence."""
+        """The non-score readings that disagree with ``node`` (known misreadings left out), with their confidence
+        as weighed (``_weight``)."""
         out = []
         for k, v, c in items:
             if not is_score_key(k) and self._open(k, v, node.exp):
