@@ -154,3 +154,15 @@ def test_recording_feeds_the_session_and_a_failing_tracker_is_survived(recording
     stats = bad.run()
     assert stats.frames == p.stats.frames
     assert any("tracker failed" in t for _, t in msgs)
+
+
+def test_latency_summary_counts_the_looks_over_the_target():
+    """``tablewatch e2e`` and the replays report how many looks took longer than the 250 ms target (issue 5) and
+    the slowest, not only the median and p95, which hide a few slow looks."""
+    from vision.pipeline import LATENCY_TARGET_MS, PipelineStats
+
+    stats = PipelineStats()
+    stats.latency_ms += [10.0, 20.0, LATENCY_TARGET_MS + 50.0, LATENCY_TARGET_MS]
+    got = stats.summary()["latency_ms"]
+    assert got["n"] == 4 and got["over_target"] == 1 and got["max"] == LATENCY_TARGET_MS + 50.0
+    assert PipelineStats().summary()["latency_ms"] == {"n": 0}

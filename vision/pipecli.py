@@ -127,6 +127,7 @@ def run_e2e(args) -> int:
     if args.render_only:
         print(f"{len(folders)} games rendered under {out}")
         return 0
+    from vision.pipeline import LATENCY_TARGET_MS
     from vision.replay import LOOKS_FILE, evaluate
 
     if args.looks_only:
@@ -150,7 +151,8 @@ def run_e2e(args) -> int:
     def progress(g):
         print(f"{Path(g['folder']).name}: log equal {g['log_equal']} ({g['turns_exact']}/{g['turns']} turns), "
               f"{g['moves_recognised']}/{g['moves_true']} moves, "
-              f"injected {g['injected']} flagged {g['flagged']}, alerts {g['alerts']}", file=sys.stderr, flush=True)
+              f"injected {g['injected']} flagged {g['flagged']}, alerts {g['alerts']}, "
+              f"{_latency_text(g['latency_ms'])}", file=sys.stderr, flush=True)
 
     res = evaluate(folders, progress=progress, tracker_only=args.tracker_only)
     if args.json:
@@ -161,4 +163,17 @@ def run_e2e(args) -> int:
         print(f"illegal moves accepted: {res['illegal_accepted']}  (target 0)")
         print(f"injected illegal moves flagged: {res['flagged_share']} of {res['injected']}  (target >= 0.99)")
         print(f"false alerts per 20 legal games: {res['false_alerts_per_20_legal_games']}  (target <= 1)")
+        lat = res["latency_ms"]
+        what = "the tracker's time a look" if args.tracker_only else "latency a look (settled frame to its events)"
+        print(f"{what}: {lat['over_target']} of {lat['looks']} looks over {LATENCY_TARGET_MS:.0f} ms, the slowest "
+              f"{lat['max']} ms, median of the games' medians {lat['median_of_games']} ms")
     return 0
+
+
+def _latency_text(st: dict) -> str:
+    """One game's per-look latency summary (``PipelineStats.summary``) in a few words."""
+    from vision.pipeline import LATENCY_TARGET_MS
+
+    if not st.get("n"):
+        return "no looks"
+    return f"look median {st['median']} ms, max {st['max']} ms, {st['over_target']} over {LATENCY_TARGET_MS:.0f} ms"

@@ -35,6 +35,7 @@ import numpy as np
 from assistant.errors import UserError
 
 STAGES = ("locate", "settle", "rectify", "detect", "assign", "tracker")
+LATENCY_TARGET_MS = 250.0  # issue 5: a settled frame to its event; ``PipelineStats.summary`` counts the looks over it
 
 
 @dataclass
@@ -49,7 +50,8 @@ class PipelineStats:
 
     def summary(self) -> dict:
         def st(v):
-            return {"n": len(v), "median": round(float(np.median(v)), 2), "p95": round(float(np.percentile(v, 95)), 2)} if v else {"n": 0}
+            return {"n": len(v), "median": round(float(np.median(v)), 2), "p95": round(float(np.percentile(v, 95)), 2),
+                    "max": round(float(max(v)), 2), "over_target": sum(x > LATENCY_TARGET_MS for x in v)} if v else {"n": 0}
 
         return {"frames": self.frames, "corrupt": self.corrupt, "observations": self.observations, "events": self.events,
                 "reconnects": self.reconnects, "stages_ms": {k: st(v) for k, v in self.timings_ms.items()},

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import statistics
 import tempfile
 from pathlib import Path
 
@@ -315,7 +316,11 @@ def evaluate(folders, detector=None, progress=None, tracker_only: bool = False) 
             progress(g)
     legal = [g for g in games if g["injected"] == 0]
     inj = sum(g["injected"] for g in games)
-    return {"games": len(games), "log_equal_share": round(sum(g["log_equal"] for g in games) / len(games), 4) if games else None,
+    lat = [g["latency_ms"] for g in games if g["latency_ms"].get("n")]
+    latency = {"looks": sum(x["n"] for x in lat), "over_target": sum(x["over_target"] for x in lat),
+               "max": max((x["max"] for x in lat), default=None),
+               "median_of_games": round(float(statistics.median(x["median"] for x in lat)), 2) if lat else None}
+    return {"games": len(games), "latency_ms": latency, "log_equal_share": round(sum(g["log_equal"] for g in games) / len(games), 4) if games else None,
             "illegal_accepted": sum(g["illegal_accepted"] for g in games), "injected": inj,
             "flagged_share": round(sum(g["flagged"] for g in games) / inj, 4) if inj else None,
             "legal_games": len(legal),
