@@ -561,6 +561,8 @@ class Tracker:
     def _missed_marker(self, node: _Node, items, before: dict, base: State) -> str | None:
         """The slot key when the one sure reading that keeps ``node`` out is a marker it places there unseen (see
         ``_with_missed_marker``), else None."""
+        if node.worst < self.alert_confidence:  # no sure disagreement at all (most lines of a look nothing explains)
+            return None
         sure = [d for d in self._differing(node, items) if d[2] >= self.alert_confidence]
         if len(sure) != 1:
             return None
