@@ -59,7 +59,7 @@ from assistant.wendake.progress import available as progress_available
 from assistant.wendake.state import ANIMALS, NATIVES, RESOURCES, TRACKS, VEGETABLES, State, slot_of
 from assistant.wendake.view import (
     MASK_BOARD, SCORE_BOARDS, TRACK_MAX, ceremony_region, expected_readings, is_score_key, map_board, map_readings,
-    occupied_score_colours, reading_differs, score_colours, score_reading_agrees, village_board,
+    occupied_score_colours, pieces_within, reading_differs, score_colours, score_reading_agrees, village_board,
 )
 
 SPEND = {"W-PRG-L1-10": (("leather", "fish"), 2), "W-PRG-L2-10": (("corn", "beans", "pumpkins"), 3),
@@ -393,7 +393,6 @@ class Tracker:
         self._maps: dict[int, tuple] = {}
         self._homes = {f"{map_board(state.n)}/{tid}" for tid, t in state.territories.items() if t.home_of is not None}
         self._base_exp: dict = {}  # the expected readings of the position the current search starts from
-        self._weighing = True  # whether ``_weight`` discounts a Home stack (off to name what an alert shows)
 
     # ---- public API --------------------------------------------------------------------------------------------
     def observe(self, obs: Observation) -> list[Event]:
@@ -455,7 +454,6 @@ class Tracker:
             if not stubborn:
                 events += self._clear_alerts(("IllegalMove", "TableOutOfSync"), "the table matches a legal position again")
             at = len(self.moves)
-            before = expected_readings(self.state)
             if best.moves:
                 events += self._accept(best)
                 if distinct:
@@ -463,7 +461,7 @@ class Tracker:
                     self.last_candidates = cands
                     events.append(self._alert(NeedsConfirmation(0, [self._candidate_json(i, n) for i, n in enumerate(cands)])))
             self._remember(items, at, best, nodes)
-            self._learn_misreadings(best, items, at, before)
+            self._learn_misreadings(best, items, at)
             if len(self.moves) > at:
                 self._looks = (self._looks + [(at, items)])[-BACKTRACK_LOOKS:]
             if stubborn:  # the moves are in; the places they did not touch that still disagree stay an alert
@@ -488,11 +486,7 @@ class Tracker:
         the river rule (W-MOV-2), not some other line that leaves the Home as it was."""
         if not any(k in self._homes for k, _, _ in items):
             return best
-        self._weighing = False
-        try:
-            again = [self._node(n.state, n.moves, items, n.pref, n.exp, n.edits) for n in nodes]
-        finally:
-            self._weighing = True
+        again = [self._node(n.state, n.moves, items, n.pref, n.exp, n.edits, as_read=True) for n in nodes]
         top = min(again, key=_Node.key)
         return best if top.moves == best.moves else top
 
@@ -527,7 +521,7 @@ class Tracker:
         if not sure or len(sure) > STUBBORN_MAX or sum(c for _, _, c in diffs if c < self.alert_confidence) >= self.accept_cost:
             self._miscount = (None, 0)
             return []
-        before = expected_readings(self.state)
+        before = self._base_exp  # the committed position's readings (this look's search started there)
         touched = [(k, reading_error(v, best.exp.get(k))) for k, v, _ in sure if before.get(k) != best.exp.get(k)]
         if not touched:
             return sure
@@ -546,7 +540,7 @@ class Tracker:
         marker on a slot, so it never gets in this way. ``(best, False)`` when there is no such line. ``base``: the
         position the lines start from (the committed one, or an earlier one when re-reading)."""
         base = self.state if base is None else base
-        before = expected_readings(base)
+        before = self._base_exp  # the readings of ``base``, where the search of these lines started
         for node in sorted(nodes, key=_Node.key):
             key = self._missed_marker(node, items, before, base)
             if key is None:
@@ -965,7 +959,9 @@ class Tracker:
         return out
 
     # ---- scoring a candidate -----------------------------------------------------------------------------------
-    def _node(self, state: State, moves: tuple, items, pref: int, exp=None, edits: tuple = ()) -> _Node:
+    def _node(self, state: State, moves: tuple, items, pref: int, exp=None, edits: tuple = (), as_read: bool = False) -> _Node:
+        """A candidate line scored against a look; ``as_read``: every reading weighed at its confidence (no
+        ``_weight``)."""
         exp = expected_readings(state) if exp is None else exp
         cost = worst = known = 0.0
         score, others, seen, disks = self._split(items, exp)
@@ -981,7 +977,7 @@ class Tracker:
             if value == expected or expected is _ABSENT:  # most readings agree: the quick test first
                 continue
             if reading_differs(key, value, expected):
-                w = self._weight(key, value, conf, exp, self._base_exp)
+                w = conf if as_read else self._weight(key, value, conf, exp)
                 if self._known(key, value, expected):
                     known += w  # no new evidence: costs nothing
                 else:
@@ -1044,15 +1040,15 @@ class Tracker:
         return (value != expected and expected is not _ABSENT and reading_differs(key, value, expected)
                 and not self._known(key, value, expected))
 
-    def _learn_misreadings(self, node: _Node, items, at: int, base: dict) -> None:
-        """After a look is accepted (its moves played from log position ``at``, from the position whose expected
-        readings are ``base``): remember the unsure disagreements it tolerated (keyed by how they differ, and from
-        when), forget the places that now read right; places not read this look keep what was known."""
+    def _learn_misreadings(self, node: _Node, items, at: int) -> None:
+        """After a look is accepted (its moves played from log position ``at``): remember the unsure disagreements
+        it tolerated, as weighed (``_weight``; keyed by how they differ, and from when), forget the places that now
+        read right; places not read this look keep what was known."""
         for key, value, conf in items:
             if key not in node.exp or is_score_key(key):
                 continue
             if reading_differs(key, value, node.exp[key]) \
-                    and self._weight(key, value, conf, node.exp, base) < self.alert_confidence:
+                    and self._weight(key, value, conf, node.exp) < self.alert_confidence:
                 error = reading_error(value, node.exp[key])
                 known = self.misreadings.get(key)
                 if known is None or known.error != error:
@@ -1066,16 +1062,16 @@ class Tracker:
         out = []
         for k, v, c in items:
             if not is_score_key(k) and self._open(k, v, node.exp):
-                c = self._weight(k, v, c, node.exp, self._base_exp)
+                c = self._weight(k, v, c, node.exp)
                 if c >= min_conf:
                     out.append((k, v, c))
         return out
 
-    def _weight(self, key: str, value, conf: float, exp: dict, base: dict) -> float:
+    def _weight(self, key: str, value, conf: float, exp: dict) -> float:
         """How much a reading that disagrees with ``exp`` weighs: its confidence, but at most
         ``HOME_STACK_CONFIDENCE`` for a Home read with fewer warriors than ``exp`` has there while ``exp`` keeps
-        the Home as in ``base`` (the position the lines start from): warriors hidden in the stack."""
-        if self._weighing and key in self._homes and conf > HOME_STACK_CONFIDENCE and exp.get(key) == base.get(key) \
+        the Home as in ``_base_exp`` (the position the search started from): warriors hidden in the stack."""
+        if key in self._homes and conf > HOME_STACK_CONFIDENCE and exp.get(key) == self._base_exp.get(key) \
                 and _fewer(value, exp.get(key)):
             return HOME_STACK_CONFIDENCE
         return conf
@@ -2093,10 +2089,7 @@ def _one_piece_off(error) -> bool:
 
 def _fewer(value, expected) -> bool:
     """Whether the pieces of ``value`` are some of those of ``expected`` and not all (pieces hidden, none added)."""
-    if not isinstance(value, tuple) or not isinstance(expected, tuple) or value == expected:
-        return False
-    want = dict(expected)
-    return all(n <= want.get(k, 0) for k, n in value)
+    return isinstance(value, tuple) and isinstance(expected, tuple) and value != expected and pieces_within(value, expected)
 
 
 def _colours_of(value) -> set[str]:

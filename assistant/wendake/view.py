@@ -140,8 +140,13 @@ def pile_reading_agrees(value, expected) -> bool:
     move. A canoe seen that no state puts there still differs, and a Canoe's new canoe is still looked for."""
     if not isinstance(value, tuple) or not isinstance(expected, tuple):
         return value == expected
+    return bool(value) == bool(expected) and pieces_within(value, expected)
+
+
+def pieces_within(value: Pieces, expected: Pieces) -> bool:
+    """Whether every piece of ``value`` is one ``expected`` holds, as many of each or fewer, and nothing else."""
     want = dict(expected)
-    return bool(value) == bool(want) and all(n <= want.get(k, 0) for k, n in value)
+    return all(n <= want.get(k, 0) for k, n in value)
 
 
 def reading_differs(key: str, value, expected) -> bool:
