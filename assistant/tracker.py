@@ -44,7 +44,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import NamedTuple
 
 from assistant.movelog import observable
@@ -54,7 +54,7 @@ from assistant.wendake import rules
 from assistant.wendake.describe import describe
 from assistant.wendake.edition import load_edition
 from assistant.wendake.generate import legal_moves, unaccounted_cards
-from assistant.wendake.progress import ALLIANCE, ANYTIME, DISCOUNT, MOVE_STEPS, TRIGGERED, discount_of
+from assistant.wendake.progress import ALLIANCE, ANYTIME, DISCOUNT, MOVE_STEPS, TRANSFER_AS_GUARD, TRIGGERED, discount_of
 from assistant.wendake.progress import available as progress_available
 from assistant.wendake.state import ANIMALS, NATIVES, RESOURCES, TRACKS, VEGETABLES, State, slot_of
 from assistant.wendake.view import (
@@ -1255,6 +1255,8 @@ class Tracker:
             elif isinstance(m, M.Transfer):
                 if maybe(f"{mp}/{m.territory}.pa{m.pa}"):
                     out.append((m, 0, None))
+                    if not m.as_guard:  # the legal moves list no triggered abilities (samples=0)
+                        out += [(replace(m, as_guard=True), int(e is not None), e) for e in self._as_guard_edits(st, p)]
             elif isinstance(m, M.Canoe):
                 # a lake is a pile (``view.PILE_KEYS``): a new canoe may not show at all; ranked as giving the
                 # action up, such a Canoe wins only where the table shows its effect (a Fish catching one fish more)
@@ -1452,6 +1454,13 @@ class Tracker:
                 if o != slot and o not in pl.markers and pl.grid[o] is not None
                 and o not in sure and pl.grid[o].tile != pl.grid[slot].tile]
 
+    def _as_guard_edits(self, st: State, p: int) -> list[dict | None]:
+        """How p may stand an outpost up as a guard with the Transfer-as-guard tile (W-PRG-L2-2): None for p's
+        own face-up tile, an edit for the tile p may own unseen (p bought its look-alike twin as far as the
+        camera could tell, ``_tiles_for``). Without it a line explains the guard by another tile's steps (e2e
+        4p s12: 'Two steps' from the Home where 'Transfer as guard' was bought)."""
+        return [e for _, e in self._tiles_for(st, p, {TRANSFER_AS_GUARD})]
+
     def _ritual_uses(self, st: State, p: int, m: M.Ritual, open_keys) -> list:
         out = []
         lh = Counter(st.players[p].long_house) - Counter(m.natives)
@@ -1464,10 +1473,10 @@ class Tracker:
             if "W-PRG-L3-3" in rules_used:
                 natives = [m.natives + (k,) for k in NATIVES if lh[k] > 0] or [m.natives]
             steps = [()]
-            if "W-PRG-L1-4" in rules_used:
-                steps = [(s,) for s in self._step_options(st, p, topo, differ)] or [()]
+            if "W-PRG-L1-4" in rules_used:  # the step is optional ("you may"): the point alone is a use too
+                steps += [(s,) for s in self._step_options(st, p, topo, differ)][:12]
             for nat in natives:
-                for stp in steps[:12]:
+                for stp in steps:
                     out.append((M.Ritual(nat, tiles, stp), 1, edit))
         return out
 

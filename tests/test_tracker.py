@@ -876,3 +876,65 @@ def test_a_marker_missed_on_its_tile_after_it_was_seen_raises_no_alert():
     obs.readings[slot] = Reading((), 0.9)
     obs.readings[empty] = Reading(((marker, 1),), 0.9)
     assert any(isinstance(e, ALERTS) for e in tracker.observe(obs))
+
+
+def _turn_start_with_outpost(players: int, seed: int):
+    """A state at the start of a turn (nothing placed yet) whose player has an outpost on the map."""
+    states, moves = record(players, seed)
+    for st in states:
+        t = st.turn
+        if st.phase == "actions" and t is not None and t.placed is None and not t.done and any(
+                pa.owner == st.current and pa.native == "warrior" for ter in st.territories.values() for pa in ter.pas):
+            return st.copy()
+    raise AssertionError("no outpost in the game")
+
+
+@pytest.mark.parametrize("owned", [True, False])
+def test_a_transfer_as_guard_is_recognised_with_the_tile_owned_or_its_look_alike(owned):
+    """W-PRG-L2-2: an outpost stood up as a guard in its own territory. The legal moves the tracker asks for list
+    no triggered abilities, so the Transfer as guard was never tried: with 'Two steps' (W-PRG-L2-1) bought, as far
+    as the camera could tell, in place of 'Transfer as guard' (same level and category), the outpost was sent Home
+    and a warrior stepped from the Home to the territory (e2e 4p s12, turns 70 and 110). Now the Transfer as guard
+    is tried with the player's face-up tile, or with the look-alike named by a swap edit; the moves logged are the
+    true ones."""
+    st = _turn_start_with_outpost(2, 3)
+    p = st.current
+    for row in st.progress_rows.values():
+        for t in ("P2-01", "P2-02"):
+            if t in row:
+                row.remove(t)
+    st.progress_rows.setdefault(2, []).append("P2-01" if owned else "P2-02")
+    st.players[p].progress.append("P2-02" if owned else "P2-01")
+    tid, pa = next((tid, i) for tid, ter in st.territories.items() for i, a in enumerate(ter.pas)
+                   if a.owner == p and a.native == "warrior")
+    truth = st.copy()
+    if not owned:
+        apply_edit(truth, {"op": "swap_progress", "player": p, "give": "P2-01", "take": "P2-02", "holder": "row"})
+    move = M.Transfer(tid, pa, replace=False, as_guard=True)
+    rules.apply(truth, move)
+    tracker = Tracker(st)
+    events = tracker.observe(observation(truth))
+    assert [type(e) for e in events] == [MoveRecognized]
+    assert tracker.moves == [move]
+    assert "P2-02" in tracker.state.players[p].progress_used
+
+
+def test_a_ritual_bonus_without_its_step_is_the_point_alone():
+    """W-PRG-L1-4: a Ritual with the Ritual bonus tile gives +1 Ritual point, then the player *may* move a warrior
+    one step. The tracker tried the tile only with a step, so a bonus taken without one was explained as a Ritual
+    without the tile (a score disk off by one) or as a step there and a Transfer back (e2e 4p s12, turn 124)."""
+    states, moves = record(2, 1)
+    k = next(i for i, m in enumerate(moves) if isinstance(m, M.Ritual) and m.natives)
+    st = states[k].copy()
+    p = st.current
+    for row in st.progress_rows.values():
+        if "P1-04" in row:
+            row.remove("P1-04")
+    st.players[p].progress.append("P1-04")
+    truth = st.copy()
+    move = M.Ritual(moves[k].natives, ("P1-04",), ())
+    rules.apply(truth, move)
+    tracker = Tracker(st)
+    events = tracker.observe(observation(truth))
+    assert [type(e) for e in events] == [MoveRecognized]
+    assert tracker.moves == [move]
