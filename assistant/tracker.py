@@ -80,6 +80,12 @@ _ABSENT = object()  # no expected reading at a key (a place the state does not k
 # the tracker keeps comes from conservation and history (W-COMP-3: 7 warriors a colour; one that leaves a Home
 # shows up somewhere else). A line that moves a warrior into or out of the Home is weighed on the count as read.
 HOME_STACK_CONFIDENCE = 0.5
+# The mask board's restore heap weighs at most this (unsure): its disks lie on top of each other, and who is there
+# also shows on the ceremony spaces (view.mask_readings: every mask disk not on a ceremony space), so it is evidence
+# for a line but never an alert by itself. It was read empty, or a blue disk under others as red, at 0.67 (e2e 2p
+# s4 and 3p s8: 4 false alerts).
+HEAP_CONFIDENCE = 0.5
+RESTORE_HEAP = f"{MASK_BOARD}/restore"
 # A resource space's count less sure than this agrees with a count one piece away: the likeliest count is barely
 # likelier than the next, and right less than half the time (e2e 2p s13, 3p s5, 4p s6, 2p s7: 0.35-0.45 below 0.1,
 # 0.65 from 0.1 to 0.15, 0.95 above; the counter is within one piece 0.95 of the time), yet it cost a line more
@@ -1084,10 +1090,13 @@ class Tracker:
     def _weight(self, key: str, value, conf: float, exp: dict) -> float:
         """How much a reading that disagrees with ``exp`` weighs: its confidence, but at most
         ``HOME_STACK_CONFIDENCE`` for a Home read with fewer warriors than ``exp`` has there while ``exp`` keeps
-        the Home as in ``_base_exp`` (the position the search started from): warriors hidden in the stack."""
+        the Home as in ``_base_exp`` (the position the search started from): warriors hidden in the stack; at most
+        ``HEAP_CONFIDENCE`` for the mask board's restore heap."""
         if key in self._homes and conf > HOME_STACK_CONFIDENCE and exp.get(key) == self._base_exp.get(key) \
                 and _fewer(value, exp.get(key)):
             return HOME_STACK_CONFIDENCE
+        if key == RESTORE_HEAP:
+            return min(conf, HEAP_CONFIDENCE)
         return conf
 
     # ---- the search ----------------------------------------------------------------------------------------------

@@ -986,3 +986,18 @@ def test_a_count_read_loosely_one_piece_off_moves_nothing():
         obs.readings[key] = Reading((("fish:none", n + extra),), 0.06)
         tracker.observe(obs)
         assert bool(tracker.moves) == moved, tracker.moves
+
+
+def test_the_restore_heap_read_wrong_is_no_alert_by_itself():
+    """The mask board's restore heap holds every mask disk that is not on a ceremony space, on top of each other;
+    the ceremony spaces show the same thing. Read surely wrong (empty, or a blue disk under others as red: e2e 2p
+    s4 and 3p s8, 4 false alerts) it weighs as unsure (``HEAP_CONFIDENCE``): no alert."""
+    states, _ = record(3, 2)
+    heap = "wendake-mask/restore"
+    st = next(s for s in states[len(states) // 3:] if len(expected_readings(s)[heap]) >= 2 and s.phase == "actions")
+    (a, _), (b, _) = expected_readings(st)[heap][:2]
+    for wrong in ((), ((a, 2),)):
+        tracker = Tracker(st.copy())
+        obs = observation(st)
+        obs.readings[heap] = Reading(wrong, 0.9)
+        assert not any(isinstance(e, ALERTS) for e in tracker.observe(obs)), wrong
