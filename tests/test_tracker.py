@@ -1018,3 +1018,22 @@ def test_a_look_with_only_tile_faces_read_weakly_wrong_is_looked_at_again_first(
     assert tr.observe(Observation(1, 1.0, readings)) == []
     events = tr.observe(Observation(2, 2.0, readings))
     assert any(isinstance(e, TableOutOfSync) for e in events), events
+
+
+@pytest.mark.parametrize("value, alert", [(0, False), (5, True)])
+def test_a_disk_still_on_its_start_space_and_seen_nowhere_is_no_alert(value, alert):
+    """W-SCR-6: a score disk that reads on no space of its row raises a ScoreMismatch, unless it may lie under
+    another disk, or it is still on the start space: it has not moved since the set-up, and a disk missed there
+    is no evidence (e2e 3p s2: blue disks on space 0 of one score board missed look after look). A disk the engine
+    has moved on, seen nowhere, is still called out."""
+    from assistant.wendake.view import occupied_score_colours
+    st = conceal(new_game(NAMES[:3], seed=2))
+    for q, v in ((0, value), (1, 7), (2, 9)):
+        st.players[q].tracks.update(dict.fromkeys(st.players[q].tracks, v))
+    readings = observation(st).readings
+    mine = [k for k, cols in occupied_score_colours(st).items() if cols == {st.players[0].colour}]
+    assert mine
+    for k in mine:
+        readings[k] = Reading((), 0.9)
+    events = Tracker(st).observe(Observation(1, 1.0, readings))
+    assert any(isinstance(e, ScoreMismatch) and e.player == 0 for e in events) == alert, events
