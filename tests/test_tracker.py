@@ -1037,3 +1037,24 @@ def test_a_disk_still_on_its_start_space_and_seen_nowhere_is_no_alert(value, ale
         readings[k] = Reading((), 0.9)
     events = Tracker(st).observe(Observation(1, 1.0, readings))
     assert any(isinstance(e, ScoreMismatch) and e.player == 0 for e in events) == alert, events
+
+
+def test_a_trade_whose_points_the_disk_shows_is_tried_first():
+    """A Trade's resources come from piles the counter reads loosely, so a Trade with fewer points can fit them
+    better than the true one, whose points the economic disk shows (read surely). The Trades one piece off the
+    resources read that put the disk where it is read are tried first (e2e 3p s17: 10 alerts -> 1)."""
+    states, moves = record(3, 2)
+    k = next(i for i, m in enumerate(moves) if isinstance(m, M.Trade) and len(m.points) >= 2 and not m.purchases
+             and not m.exchanges)
+    st, truth = states[k], states[k + 1]
+    p = st.current
+    spent = moves[k].points[0]
+    obs = observation(truth)
+    key = f"{village_board(p)}/resource.{spent}"
+    obs.readings[key] = Reading((((f"{spent}:none", st.players[p].resources[spent]),)), 0.3)  # read as not spent
+    tracker = Tracker(st.copy())
+    items = [(key_, r.value, r.confidence) for key_, r in obs.readings.items()]
+    node = tracker._node(st, (), items, 0)
+    pending = [a.kind for a in st.turn.pending[st.turn.cursor:]]
+    trades = [m for m, _, _ in tracker._trade_candidates(node, items, pending)]
+    assert trades and sorted(trades[0].points) == sorted(moves[k].points), trades[:3]
