@@ -998,8 +998,8 @@ class Tracker:
             expected = exp.get(key, _ABSENT)
             if value == expected or expected is _ABSENT:  # most readings agree: the quick test first
                 continue
-            if reading_differs(key, value, expected) and not (conf < LOOSE_COUNT_CONFIDENCE and _counted(key)
-                                                              and _one_off(value, expected)):
+            if reading_differs(key, value, expected) and not (
+                    conf < LOOSE_COUNT_CONFIDENCE and _counted(key) and _one_piece_off(reading_error(value, expected))):
                 w = conf if as_read else self._weight(key, value, conf, exp)
                 if self._known(key, value, expected):
                     known += w  # no new evidence: costs nothing
@@ -1059,7 +1059,8 @@ class Tracker:
         if known is None:
             return False
         error = reading_error(value, expected)
-        return known.error == error or (value == known.value and _counted(key) and _missing_only(error) and _missing_only(known.error))
+        return known.error == error or (value == known.value and _counted(key) and _missing_only(error)
+                                        and _missing_only(known.error))
 
     def _open(self, key: str, value, exp: dict) -> bool:
         """Whether the reading ``value`` at ``key`` is a difference still to explain from expected readings
@@ -1077,10 +1078,8 @@ class Tracker:
                 continue
             if reading_differs(key, value, node.exp[key]) \
                     and self._weight(key, value, conf, node.exp) < self.alert_confidence:
-                error = reading_error(value, node.exp[key])
-                known = self.misreadings.get(key)
-                if known is None or not self._known(key, value, node.exp[key]):
-                    self.misreadings[key] = Misreading(error, at, value)
+                if not self._known(key, value, node.exp[key]):
+                    self.misreadings[key] = Misreading(reading_error(value, node.exp[key]), at, value)
             elif not self._known(key, value, node.exp[key]):  # reads right again, or a new sure disagreement (an
                 self.misreadings.pop(key, None)  # alert, not a misreading); the same one again stays known
 
@@ -1835,11 +1834,9 @@ class Tracker:
         for key, value, conf in items:
             if not is_score_key(key) or conf < self.alert_confidence or not value:
                 continue
-            board, region, _ = split_reading_key(key)
-            row, v = region.split(".")
-            if st.pairs[SCORE_BOARDS.index(board)][0 if row == "upper" else 1] == "economic" \
-                    and colour in _colours_of(value):
-                spaces.append(int(v))
+            track, space = _score_space(st, key)
+            if track == "economic" and colour in _colours_of(value):
+                spaces.append(space)
         gain = spaces[0] - st.players[p].tracks["economic"] if len(spaces) == 1 else 0
         return gain if gain > 0 else 0
 
@@ -1989,19 +1986,17 @@ class Tracker:
                 continue
             if score_reading_agrees(value, colours[key]):
                 continue
-            board, region, _ = split_reading_key(key)
-            row, v = region.split(".")
-            track = st.pairs[SCORE_BOARDS.index(board)][0 if row == "upper" else 1]
+            track, v = _score_space(st, key)
             if value:
                 colour = split_key(value[0][0])[1]
                 if colour in by_colour:
-                    wrong[(by_colour[colour], track)] = int(v)
+                    wrong[(by_colour[colour], track)] = v
             # a space that should show a disk reads empty or another colour; under another player's disk seen
             # there (itself flagged just above: e2e 2p s1001, a disk put one space too far onto another's) it may
             # just be hidden: one alert for one disk put wrong
             covered = bool(value) and split_key(value[0][0])[1] in by_colour
             for q in range(st.n):
-                if min(25, st.players[q].tracks[track]) == int(v) and st.players[q].colour not in _colours_of(value) and not covered:
+                if min(25, st.players[q].tracks[track]) == v and st.players[q].colour not in _colours_of(value) and not covered:
                     wrong.setdefault((q, track), None)
         active = {(ev.player, ev.track): aid for aid, ev in self.alerts.items() if isinstance(ev, ScoreMismatch)}
         events: list[Event] = []
@@ -2169,15 +2164,16 @@ def _one_piece_off(error) -> bool:
     return isinstance(error, frozenset) and len(error) == 1 and abs(next(iter(error))[1]) == 1
 
 
+def _score_space(st: State, key: str) -> tuple[str, int]:
+    """(track, space) of a score reading key: which track a score board's row holds in this game (``State.pairs``)."""
+    board, region, _ = split_reading_key(key)
+    row, space = region.split(".")
+    return st.pairs[SCORE_BOARDS.index(board)][0 if row == "upper" else 1], int(space)
+
+
 def _counted(key: str) -> bool:
     """Whether a reading key is a resource space, whose count the resource counter reads (``vision.counts``)."""
     return "/resource." in key
-
-
-def _one_off(value, expected) -> bool:
-    """Whether two readings are counts of one kind of piece one apart."""
-    error = reading_error(value, expected)
-    return isinstance(error, frozenset) and len(error) == 1 and abs(next(iter(error))[1]) == 1
 
 
 def _missing_only(error) -> bool:
