@@ -17,7 +17,8 @@ Per frame:
 4. **assign**: one reading per region (``"<board>/<region>"``): productive areas -> their occupant (one piece);
    every other region -> the pieces standing in it (a stack shows as one piece, hidden disks are not counted).
    Regions partly outside the picture, or on the black border that lens correction leaves inside it, are not read
-   at all (an absent key is "not read", never "empty"). Tile
+   at all (an absent key is "not read", never "empty"); so are regions under another board lying on this one
+   (``vision.overlap``: which board is on top comes from the markers each hides). Tile
    slots also get ``"#tile"`` readings from ``vision.tiles.read_tiles`` when that module is installed: the slots
    are rectified again at the tile gallery's scale (``TILE_VIEW_PX_PER_MM``), whatever scale the detector reads the
    board at, as long as the camera itself resolves a tile's name (``TILE_MIN_CAMERA_PX_PER_MM``). Resource
@@ -54,6 +55,7 @@ from assistant.observation import Observation, Reading, piece_key, pieces, readi
 from vision import settle as S
 from vision.assign import fit_classes, region_pieces
 from vision.counts import COUNT_PX_PER_MM, Counter, count_regions, counted_kinds, counted_reading, read_counts
+from vision.overlap import covering, visible_mask
 from vision.tokens import READ_SIDES, TOKEN_MIN_CAMERA_PX_PER_MM, reread_tokens
 from vision.tokens import load_default as load_token_gallery
 
@@ -382,8 +384,9 @@ class Observer:
 
     # ------------------------------------------------------------------------------------------ per frame
 
-    def read_board(self, name: str, image, H, loc, timings: dict) -> dict[str, Reading]:
-        """Rectify, detect and assign one board (image already undistorted)."""
+    def read_board(self, name: str, image, H, loc, timings: dict, covers=()) -> dict[str, Reading]:
+        """Rectify, detect and assign one board (image already undistorted); ``covers``: the frame polygons of
+        boards lying on it (``vision.overlap``), whose regions are not read."""
         from vision.locate import rectify
 
         lay = self.layouts[name]
@@ -399,7 +402,9 @@ class Observer:
         if self.tokens is not None and cam >= TOKEN_MIN_CAMERA_PX_PER_MM:
             dets, _ = reread_tokens(self.tokens, image, H, dets, READ_SIDES)
         t2 = time.perf_counter()
-        visible = reader.visible_regions(H, (image.shape[1], image.shape[0]), self._seen_mask(image))
+        frame_wh = (image.shape[1], image.shape[0])
+        seen = visible_mask(covers, frame_wh, self._seen_mask(image)) if len(covers) else self._seen_mask(image)
+        visible = reader.visible_regions(H, frame_wh, seen)
         out = reader.readings(dets, self.threshold, visible, self._quality(loc), getattr(self.detector, "real_share", None))
         views = {r: view}  # the board rectified at each scale a reader wants, each made once
 
@@ -466,6 +471,7 @@ class Observer:
         frame_wh = (img.shape[1], img.shape[0])
         states: dict[str, str] = {}
         verdicts: dict[str, tuple] = {}
+        poses: dict[str, object] = {}
         cfg = self.settler.config
         for name, lay in self.layouts.items():
             loc = locs[name]
@@ -477,6 +483,7 @@ class Observer:
                 v = self.settler.unseen(name, t, covered=False)
                 states[name] = v.reason
                 continue
+            poses[name] = H
             small = rectify(img, H, lay, cfg.px_per_mm)
             v = self.settler.update(name, small, t, last_pose=last_pose)
             warnings += v.warnings
@@ -485,10 +492,12 @@ class Observer:
                 continue
             verdicts[name] = (H, loc if loc.found else None, small, v)
         timings["settle"] = (time.perf_counter() - t1) * 1000
+        covers, overlaps = covering(self.layouts, poses, {n: set(loc.markers_seen) for n, loc in locs.items()}, frame_wh)
+        warnings += overlaps
 
         for name, (H, loc, small, v) in verdicts.items():
             if v.changed or name not in self.cache:
-                self.cache[name] = self.read_board(name, img, H, loc, timings)
+                self.cache[name] = self.read_board(name, img, H, loc, timings, covers.get(name, ()))
                 self.settler.mark_read(name, small)
                 states[name] = "read"
             else:
