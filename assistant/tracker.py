@@ -1898,6 +1898,13 @@ class Tracker:
         out = []
         options = [(None, None)]
         takes = [t for t in st.display if t is not None] + player.set_aside
+        # faces that differ by their id's level alone (A1-11 / A2-11) are told apart by one glyph: a face named
+        # that no choice lays out, whose one twin a choice can, names the twin (e2e 3p s20: A1-11 read A2-11 at 0.11)
+        pool = set(player.below) | set(takes)
+        for k, v in list(read.items()):
+            twins = [t for t in pool if v not in pool and _level_twins(t, v)]
+            if len(twins) == 1:
+                read[k] = twins[0]
         options += [(a, t) for a in player.below for t in dict.fromkeys(takes)]
         for aside, take in options:
             tiles = list(player.below)
@@ -2134,6 +2141,12 @@ class Tracker:
         if not steps:
             return None
         return M.Move(tuple(steps))
+
+
+def _level_twins(a: str, b: str) -> bool:
+    """Whether two village tiles' ids differ by their level alone (``A1-11`` / ``A2-11``)."""
+    pa, pb = a.split("-", 1), b.split("-", 1)
+    return (a != b and len(pa) == len(pb) == 2 and pa[1] == pb[1] and pa[0][:1] == pb[0][:1] == "A")
 
 
 def _row0_tiles(p: int, items) -> dict[int, tuple]:

@@ -1092,3 +1092,33 @@ def test_a_trade_is_found_under_a_pile_counted_loosely_two_pieces_off():
             assert any(same(t) for t in trades), (players, seed, k, M.move_to_json(m))
             found += 1
     assert found >= 3
+
+
+def test_a_taken_tile_read_as_its_level_twin_names_the_tile_it_can_be():
+    """Village tiles whose ids differ by the level alone (``A1-11`` / ``A2-11``) differ on the table by one glyph;
+    e2e 3p s20's Restore took A1-11 from the display, read A2-11 at 0.11 for one look: no Restore laid that out,
+    and a TableOutOfSync was raised. A face named that no choice can lay out, whose one level twin a choice can,
+    names the twin (W-RES-4)."""
+    tiles = set(load_edition().tiles)
+    checked = 0
+    for players, seed in ((2, 3), (3, 2), (3, 20), (4, 5)):
+        states, moves = record(players, seed)
+        for k, m in enumerate(moves):
+            if not (isinstance(m, M.Restore) and m.take and m.take.startswith("A")):
+                continue
+            st, truth = states[k], states[k + 1]
+            lvl, num = m.take.split("-")
+            twin = ("A2" if lvl == "A1" else "A1") + "-" + num
+            pool = set(st.players[st.current].below) | {t for t in st.display if t} | set(st.players[st.current].set_aside)
+            if twin in pool or twin not in tiles:
+                continue
+            obs = observation(truth)
+            key = next(key for key, r in obs.readings.items() if key.endswith("#tile") and key.startswith(village_board(st.current) + "/slot.")
+                       and isinstance(r.value, str) and r.value.startswith(m.take + ":"))
+            obs.readings[key] = Reading(twin + ":" + obs.readings[key].value.split(":")[1], 0.11)
+            events = Tracker(st.copy()).observe(obs)
+            assert not any(isinstance(e, ALERTS) for e in events), (players, seed, k)
+            got = [mv for e in events if isinstance(e, MoveRecognized) for mv in e.moves if mv["type"] == "restore"]
+            assert got and got[0]["take"] == m.take and list(got[0]["order"]) == list(m.order), (got, M.move_to_json(m))
+            checked += 1
+    assert checked >= 2
