@@ -1145,3 +1145,30 @@ def test_a_tile_face_misread_under_its_action_marker_is_no_alert_unless_read_sur
         assert any(isinstance(e, ALERTS) for e in events) == alert, (conf, events)
         if not alert:
             assert [e.moves[0]["type"] for e in events if isinstance(e, MoveRecognized)][:1] == ["activate"]
+
+
+def test_restores_the_camera_cannot_see_are_chained_to_the_move_after_them():
+    """A camera too far to read tile faces (no ``#tile`` readings) sees no Restore (W-RES) at all: e2e 4p s1006,
+    re-rendered with its boards apart, showed its four Restores only with the Transfer after them, and the search
+    gave up after three depths that explained nothing better (``SEARCH_PATIENCE``): out of sync for the rest of the
+    game. A depth of unseen Restores is owed, not stale."""
+    states, moves = record(4, 5)
+    i = next(k for k, m in enumerate(moves) if isinstance(m, M.Restore))
+    j = i
+    while isinstance(moves[j], M.Restore):
+        j += 1
+    assert j - i == 4
+
+    def seen(state):
+        return {k: v for k, v in expected_readings(state).items() if "#tile" not in k}
+    while seen(states[j + 1]) == seen(states[i]):  # the first move after them that the camera sees
+        j += 1
+    tracker = Tracker(states[i].copy())
+    obs = observation(states[j + 1])
+    for k in [k for k in obs.readings if k.endswith("#tile")]:
+        del obs.readings[k]
+    events = tracker.observe(obs) + tracker.observe(obs)  # the tiles unread may tell the lines apart: one look waits
+    assert not any(isinstance(e, ALERTS) for e in events), events
+    got = [mv["type"] for e in events if isinstance(e, MoveRecognized) for mv in e.moves]
+    assert got.count("restore") == 4 and got[-1] == M.move_to_json(moves[j])["type"], got
+    assert seen(tracker.state) == seen(states[j + 1])
