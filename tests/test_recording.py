@@ -38,7 +38,7 @@ def test_placer_keeps_pieces_in_their_spot():
 def test_a_recorded_table_never_has_a_board_on_another(players, seed):
     """200 random arrangements of e2e 4p s15's (and 3p s2's) boards all overlapped, and the last was rendered with
     the mask board across a score track: its disks were hidden, and the tracker raised false ScoreMismatch alerts.
-    The boards are now pushed apart (``push_apart``) when no random arrangement fits."""
+    Up to ``ARRANGE_TRIES`` are tried now, and the boards pushed apart (``push_apart``) if none fits."""
     from assistant.wendake.setup import new_game
     from models.synth import wendake as WK
 
@@ -49,6 +49,22 @@ def test_a_recorded_table_never_has_a_board_on_another(players, seed):
     for b in boards:
         b.pose = look.fixed["poses"][b.name]
     assert not R.boards_overlap(boards)
+
+
+def test_pushing_boards_apart_leaves_none_on_another():
+    from assistant.wendake.setup import new_game
+    from models.synth import scene as S
+    from models.synth import wendake as WK
+
+    main, boards = WK.table_for(new_game(R.NAMES[:4], seed=15), np.random.default_rng(0), extras=False)
+    rng = np.random.default_rng(1)
+    S.arrange(boards, main, rng)
+    while not R.boards_overlap(boards):
+        S.arrange(boards, main, rng)
+    before = {b.name: b.pose for b in boards}
+    R.push_apart(boards, main)
+    assert not R.boards_overlap(boards)
+    assert next(b for b in boards if b.name == main).pose == before[main]  # the main board stays
 
 
 def test_illegal_variants_are_rejected_by_the_rules():
