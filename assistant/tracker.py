@@ -86,11 +86,11 @@ HOME_STACK_CONFIDENCE = 0.5
 # s4 and 3p s8: 4 false alerts).
 HEAP_CONFIDENCE = 0.5
 # A tile face under an action marker read below MARKED_TILE_SURE weighs as unsure: the marker hides part of it. Over
-# the e2e games' looks, faces read at 0.6-0.9 under a marker were wrong 5 times as often as elsewhere (41 of 3,180
-# against 24 of 8,752; above 0.9, 0 of 9,165), and one read B-HUNT for B-FISH at 0.87 look after look raised a
-# TableOutOfSync while the marker lay there (4p s3).
+# the 30 e2e games' looks, faces read at 0.6-0.95 under a marker were wrong 4 times as often as elsewhere (30 of
+# 3,348 against 18 of 8,535; at 0.95 or more, 0 of 9,780), and one read B-HUNT for B-FISH at 0.87 look after look
+# raised a TableOutOfSync while the marker lay there (4p s3; 4p s15 B-TAN for B-FISH at 0.90-0.93).
 MARKED_TILE_CONFIDENCE = 0.5
-MARKED_TILE_SURE = 0.9
+MARKED_TILE_SURE = 0.95
 RESTORE_HEAP = f"{MASK_BOARD}/restore"
 # A resource space's count less sure than this agrees with a count one piece away: the likeliest count is barely
 # likelier than the next, and right less than half the time (e2e 2p s13, 3p s5, 4p s6, 2p s7: 0.35-0.45 below 0.1,

@@ -1138,7 +1138,7 @@ def test_a_tile_face_misread_under_its_action_marker_is_no_alert_unless_read_sur
     obs = observation(truth)
     face, side = obs.readings[key].value.split(":")
     other = next(t for t in load_edition().tiles if t != face and t.startswith("B-"))
-    for conf, alert in ((0.87, False), (MARKED_TILE_SURE + 0.05, True)):
+    for conf, alert in ((0.87, False), ((1 + MARKED_TILE_SURE) / 2, True)):
         obs.readings[key] = Reading(f"{other}:{side}", conf)
         tracker = Tracker(st.copy())
         events = tracker.observe(obs) + tracker.observe(obs)  # a look of weak tile reads alone is looked at twice
