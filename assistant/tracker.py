@@ -1916,7 +1916,7 @@ class Tracker:
         # that no choice lays out, whose one twin a choice can, names the twin (e2e 3p s20: A1-11 read A2-11 at 0.11)
         pool = set(player.below) | set(takes)
         for k, v in list(read.items()):
-            twins = [t for t in pool if v not in pool and _level_twins(t, v)]
+            twins = [] if v in pool else [t for t in pool if _level_twins(t, v)]
             if len(twins) == 1:
                 read[k] = twins[0]
         options += [(a, t) for a in player.below for t in dict.fromkeys(takes)]
