@@ -1173,8 +1173,7 @@ class Tracker:
             fit = self._fit(children[0])
             # a Restore the camera cannot see (tile faces too small to read) explains nothing yet is owed: a depth
             # of them is not stale (e2e 4p s1006 re-rendered: four unseen Restores before a Transfer, never reached)
-            unseen_restore = fit >= best and isinstance(children[0].moves[-1], M.Restore)
-            stale = 0 if fit < best else stale if unseen_restore else stale + 1
+            stale = 0 if fit < best else stale if isinstance(children[0].moves[-1], M.Restore) else stale + 1
             best = min(best, fit)
             if stale >= self.patience:
                 break
@@ -1765,27 +1764,17 @@ class Tracker:
         # (e2e 3p s17: 10 alerts -> 1). Two pieces off, they let an injected wrong step in (2p s1010)
         gained = self._econ_read(st, p, items) if scored else 0
         if gained:
-            first = []
-            for x in scored:  # sorted by how far they miss
-                if x[0] > 1 or len(first) == 4:
-                    break
-                if self._econ_gain(x[2], x[3]) == gained and self._affordable(st, p, x):
-                    first.append(x)
+            first = self._hinted(st, p, scored, gained, max_miss=1)
             # a pile counted loosely may be two pieces off: the Trades that fit it exactly at one or two pieces from
             # its count, with those points, come next (e2e 2p s13: fish 7 read 9 at 0.06 hid the true Trade)
             loose = [r for r in seen_res if self._look_maps(items)[0][f"{vb}/resource.{r}"][1] < LOOSE_COUNT_CONFIDENCE]
             if loose:
-                more = []
                 rows = [tuple((i, r, x + dict(zip(loose, shift)).get(r, 0)) for i, r, x in row)
                         for row in target_rows for shift in itertools.product((-2, -1, 1, 2), repeat=len(loose))
                         if all(seen_res[r] + d >= 0 for r, d in zip(loose, shift))]
                 pts_sets = [ps for ps in point_sets if any(self._econ_gain(b, ps[0]) == gained for b in purchases)]
-                for x in _score_trades(purchases, pts_sets, rows, limit):
-                    if x[0] > 0 or len(more) == 4:
-                        break
-                    if self._econ_gain(x[2], x[3]) == gained and self._affordable(st, p, x, exchanged=True):
-                        more.append(x)
-                first += more
+                first += self._hinted(st, p, _score_trades(purchases, pts_sets, rows, limit), gained, max_miss=0,
+                                      exchanged=True)
             scored = first + scored
         out = []
         seen = set()
@@ -1819,6 +1808,17 @@ class Tracker:
                 for trade in self._trade_variants(st, p, purchase, pts, exchanges, items, use, skip):
                     if edit is not None or not rules.check(st, trade, self.ed):
                         out.append((trade, 1 if use else 0, edit))
+        return out
+
+    def _hinted(self, st: State, p: int, scored: list, gained: int, max_miss: int, exchanged: bool = False) -> list:
+        """Up to 4 of ``scored`` (sorted by how far they miss, ``_score_trades``), at most ``max_miss`` pieces off,
+        whose economic points are ``gained`` and that p can pay (``_affordable``)."""
+        out = []
+        for x in scored:
+            if x[0] > max_miss or len(out) == 4:
+                break
+            if self._econ_gain(x[2], x[3]) == gained and self._affordable(st, p, x, exchanged):
+                out.append(x)
         return out
 
     @staticmethod
