@@ -1039,6 +1039,15 @@ def test_a_disk_still_on_its_start_space_and_seen_nowhere_is_no_alert(value, ale
     assert any(isinstance(e, ScoreMismatch) and e.player == 0 for e in events) == alert, events
 
 
+def _trade_candidates(st, obs) -> list:
+    """The Trades the tracker tries from ``st`` for the look ``obs``, in the order it tries them."""
+    tracker = Tracker(st.copy())
+    items = [(key, r.value, r.confidence) for key, r in obs.readings.items()]
+    node = tracker._node(st, (), items, 0)
+    pending = [a.kind for a in st.turn.pending[st.turn.cursor:]]
+    return [m for m, _, _ in tracker._trade_candidates(node, items, pending)]
+
+
 def test_a_trade_whose_points_the_disk_shows_is_tried_first():
     """A Trade's resources come from piles the counter reads loosely, so a Trade with fewer points can fit them
     better than the true one, whose points the economic disk shows (read surely). The Trades one piece off the
@@ -1052,11 +1061,7 @@ def test_a_trade_whose_points_the_disk_shows_is_tried_first():
     obs = observation(truth)
     key = f"{village_board(p)}/resource.{spent}"
     obs.readings[key] = Reading((((f"{spent}:none", st.players[p].resources[spent]),)), 0.3)  # read as not spent
-    tracker = Tracker(st.copy())
-    items = [(key_, r.value, r.confidence) for key_, r in obs.readings.items()]
-    node = tracker._node(st, (), items, 0)
-    pending = [a.kind for a in st.turn.pending[st.turn.cursor:]]
-    trades = [m for m, _, _ in tracker._trade_candidates(node, items, pending)]
+    trades = _trade_candidates(st, obs)
     assert trades and sorted(trades[0].points) == sorted(moves[k].points), trades[:3]
 
 
@@ -1080,11 +1085,7 @@ def test_a_trade_is_found_under_a_pile_counted_loosely_two_pieces_off():
             obs = observation(truth)
             key = f"{village_board(p)}/resource.{r}"
             obs.readings[key] = Reading(((f"{r}:none", truth.players[p].resources[r] + 2),), 0.05)
-            tracker = Tracker(st.copy())
-            items = [(key_, x.value, x.confidence) for key_, x in obs.readings.items()]
-            node = tracker._node(st, (), items, 0)
-            pending = [a.kind for a in st.turn.pending[st.turn.cursor:]]
-            trades = [t for t, _, _ in tracker._trade_candidates(node, items, pending)]
+            trades = _trade_candidates(st, obs)
 
             def same(t):
                 return (sorted(t.exchanges) == sorted(m.exchanges) and sorted(t.points) == sorted(m.points)
