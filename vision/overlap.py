@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.layout import marker_corners_mm
 from vision.locate import apply_h
 
 GROW_MM = 3.0  # the top board's outline is grown by this much: its edge and shadow hide the lower board's space too
@@ -38,7 +37,7 @@ def _marker_votes(layout: dict, H, seen: set, other: np.ndarray, frame_wh) -> tu
     found = missed = 0
     w, h = frame_wh
     for m in layout["markers"]:
-        c = apply_h(H, [np.mean(marker_corners_mm(m), axis=0)])[0]
+        c = apply_h(H, [m["centre"]])[0]
         if cv2.pointPolygonTest(other.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) < 0:
             continue
         if m["id"] in seen:
@@ -65,12 +64,11 @@ def covering(layouts: dict[str, dict], homographies: dict, seen: dict[str, set],
             fa, ma = _marker_votes(layouts[a], homographies[a], seen.get(a, set()), plain[b], frame_wh)
             fb, mb = _marker_votes(layouts[b], homographies[b], seen.get(b, set()), plain[a], frame_wh)
             a_top, b_top = fa + mb, fb + ma
-            if a_top and not b_top:
-                pairs = [(a, b)]
-                warnings.append(f"{a} lies on {b}: the part of {b} under it is not read. Move the boards apart.")
-            elif b_top and not a_top:
-                pairs = [(b, a)]
-                warnings.append(f"{b} lies on {a}: the part of {a} under it is not read. Move the boards apart.")
+            if bool(a_top) != bool(b_top):
+                top, under = (a, b) if a_top else (b, a)
+                pairs = [(top, under)]
+                warnings.append(f"{top} lies on {under}: the part of {under} under it is not read. "
+                                "Move the boards apart.")
             else:
                 pairs = [(a, b), (b, a)]
                 warnings.append(f"{a} and {b} overlap: neither is read where they do. Move the boards apart.")
