@@ -78,7 +78,8 @@ _ABSENT = object()  # no expected reading at a key (a place the state does not k
 # a Home's guards stand in one stack (W-SET-8), where a warrior hides behind the others: a Home read with fewer of
 # them than a line leaves there, where the line moves none in or out, weighs at most this much (unsure). The count
 # the tracker keeps comes from conservation and history (W-COMP-3: 7 warriors a colour; one that leaves a Home
-# shows up somewhere else). A line that moves a warrior into or out of the Home is weighed on the count as read.
+# shows up somewhere else). A line that moves a warrior into or out of the Home is weighed on the count as read,
+# unless the Home reads as before and the warriors it gets are seen nowhere else (``Tracker._hidden_at_home``).
 HOME_STACK_CONFIDENCE = 0.5
 # The mask board's restore heap weighs at most this (unsure): its disks lie on top of each other, and who is there
 # also shows on the ceremony spaces (view.mask_readings: every mask disk not on a ceremony space), so it is evidence
@@ -412,6 +413,7 @@ class Tracker:
         self._splits: dict[int, tuple] = {}
         self._maps: dict[int, tuple] = {}
         self._homes = {f"{map_board(state.n)}/{tid}" for tid, t in state.territories.items() if t.home_of is not None}
+        self._aways: dict[int, tuple] = {}  # a look's warriors outside the Homes by colour (``_warriors_away``)
         self._base_exp: dict = {}  # the expected readings of the position the current search starts from
 
     # ---- public API --------------------------------------------------------------------------------------------
@@ -428,6 +430,7 @@ class Tracker:
         items = [(k, r.value, r.confidence) for k, r in obs.readings.items()]
         self._splits = {}  # this look's and the kept looks' readings split for ``_node`` (``_split``)
         self._maps = {}  # the same looks' readings by key (``_look_maps``)
+        self._aways = {}  # and their warriors outside the Homes (``_warriors_away``)
         self._weighed.update({(k, r.value, r.confidence): dict(r.others) for k, r in obs.readings.items() if r.others})
         self._last_items = {k: v for k, v, _ in items}
         nodes = self._explain(self.state, items, self._deferred)
@@ -1006,7 +1009,7 @@ class Tracker:
                 continue
             if reading_differs(key, value, expected) and not (
                     conf < LOOSE_COUNT_CONFIDENCE and _counted(key) and _one_piece_off(reading_error(value, expected))):
-                w = conf if as_read else self._weight(key, value, conf, exp)
+                w = conf if as_read else self._weight(key, value, conf, exp, items)
                 if self._known(key, value, expected):
                     known += w  # no new evidence: costs nothing
                 else:
@@ -1083,7 +1086,7 @@ class Tracker:
             if key not in node.exp or is_score_key(key):
                 continue
             if reading_differs(key, value, node.exp[key]) \
-                    and self._weight(key, value, conf, node.exp) < self.alert_confidence:
+                    and self._weight(key, value, conf, node.exp, items) < self.alert_confidence:
                 if not self._known(key, value, node.exp[key]):
                     self.misreadings[key] = Misreading(reading_error(value, node.exp[key]), at, value)
             elif not self._known(key, value, node.exp[key]):  # reads right again, or a new sure disagreement (an
@@ -1095,19 +1098,22 @@ class Tracker:
         out = []
         for k, v, c in items:
             if not is_score_key(k) and self._open(k, v, node.exp):
-                c = self._weight(k, v, c, node.exp)
+                c = self._weight(k, v, c, node.exp, items)
                 if c >= min_conf:
                     out.append((k, v, c))
         return out
 
-    def _weight(self, key: str, value, conf: float, exp: dict) -> float:
+    def _weight(self, key: str, value, conf: float, exp: dict, items) -> float:
         """How much a reading that disagrees with ``exp`` weighs: its confidence, but at most
-        ``HOME_STACK_CONFIDENCE`` for a Home read with fewer warriors than ``exp`` has there while ``exp`` keeps
-        the Home as in ``_base_exp`` (the position the search started from): warriors hidden in the stack; at most
-        ``HEAP_CONFIDENCE`` for the mask board's restore heap; at most ``MARKED_TILE_CONFIDENCE`` for a tile face
-        read below ``MARKED_TILE_SURE`` under an action marker ``exp`` has on its slot."""
-        if key in self._homes and conf > HOME_STACK_CONFIDENCE and exp.get(key) == self._base_exp.get(key) \
-                and _fewer(value, exp.get(key)):
+        ``HOME_STACK_CONFIDENCE`` for a Home read with fewer warriors than ``exp`` has there (warriors hidden in
+        the stack) while ``exp`` keeps the Home as in ``_base_exp`` (the position the search started from), or
+        while the Home reads as in ``_base_exp`` and the look shows none of the colour's warriors that ``exp``
+        brings there anywhere else on the map (``_hidden_at_home``); at most ``HEAP_CONFIDENCE`` for the mask
+        board's restore heap; at most ``MARKED_TILE_CONFIDENCE`` for a tile face read below ``MARKED_TILE_SURE``
+        under an action marker ``exp`` has on its slot."""
+        if key in self._homes and conf > HOME_STACK_CONFIDENCE and _fewer(value, exp.get(key)) and (
+                exp.get(key) == self._base_exp.get(key)
+                or value == self._base_exp.get(key) and self._hidden_at_home(key, value, exp, items)):
             return HOME_STACK_CONFIDENCE
         if key == RESTORE_HEAP:
             return min(conf, HEAP_CONFIDENCE)
@@ -1349,6 +1355,31 @@ class Tracker:
             if isinstance(v, tuple) and marker in dict(v) and v != exp.get(f"{vb}/slot.{k}"):
                 return False
         return True
+
+    def _hidden_at_home(self, key: str, value, exp: dict, items) -> bool:
+        """Whether the warriors ``exp`` has at the Home ``key`` beyond those read there (``value``) may hide in its
+        stack: only warriors are short there, and for each colour short the look reads no more of its warriors
+        elsewhere (the map, the Long Houses) than ``exp`` puts there (W-COMP-3: a colour has 7 warriors, so one
+        read short at Home and seen nowhere else is in the stack). A warrior gone from its place and seen
+        elsewhere (an attack past a guard, a Ritual that left it in the Long House) is where it is seen, and
+        leaves no room for a line that sends it Home."""
+        short = Counter(dict(exp[key]))
+        short.subtract(dict(value))
+        away = self._warriors_away(items)
+        for piece, n in short.items():
+            if n > 0:
+                colour = split_key(piece)[1]
+                if not piece.startswith("warrior_") \
+                        or away.get(colour, 0) > _warriors_off_home(exp, self._homes).get(colour, 0):
+                    return False
+        return True
+
+    def _warriors_away(self, items) -> dict:
+        """{colour: warriors a look reads outside the Homes}, made once per look."""
+        got = self._aways.get(id(items))
+        if got is None or got[0] is not items:
+            got = self._aways[id(items)] = (items, _warriors_off_home({k: v for k, v, _ in items}, self._homes))
+        return got[1]
 
     def _by_key(self, items) -> dict:
         """{key: (value, confidence)} of a look's readings, made once per look (cached like ``_split``)."""
@@ -2242,6 +2273,18 @@ def _counted(key: str) -> bool:
 def _missing_only(error) -> bool:
     """Whether a ``reading_error`` of piece counts is pieces missing only (none read that are not there)."""
     return isinstance(error, frozenset) and bool(error) and all(n < 0 for _, n in error)
+
+
+def _warriors_off_home(values: dict, homes: set) -> Counter:
+    """{colour: warriors} in ``values`` (reading key -> pieces) outside ``homes``: on the map and in the Long
+    Houses."""
+    out: Counter = Counter()
+    for k, v in values.items():
+        if k not in homes and isinstance(v, tuple):
+            for piece, n in v:
+                if piece.startswith("warrior_"):
+                    out[split_key(piece)[1]] += n
+    return out
 
 
 def _fewer(value, expected) -> bool:

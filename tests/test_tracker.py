@@ -530,6 +530,24 @@ def test_a_home_read_one_short_all_game_holds_nothing_back(confidence, noise):
     assert key in tracker.misreadings
 
 
+@pytest.mark.parametrize("players, seed, i", [(3, 2, 123), (3, 2, 259), (4, 8, 15), (2, 9, 146), (3, 11, 248)])
+def test_a_guard_gone_home_into_a_stack_read_short_is_the_move(players, seed, i):
+    """A guard steps from a territory back to its Home, and the Home's stack reads as before, one short (the
+    warrior hides behind the others, W-SET-8; e2e 3p s2: T02 -> H2, H2 read 6 of 7 at 0.60). The red warrior is
+    seen nowhere else, so by conservation (W-COMP-3) it is in the stack: the Move is logged, where before the
+    line of a guard lying down as an outpost (read empty) tied with it and the table went out of sync. A warrior
+    gone from its place and seen elsewhere is no such case: the injected attacks past a guard (test above) still
+    raise W-FIGHT-4 and no line sends that warrior Home."""
+    states, moves = record(players, seed)
+    m = moves[i]
+    assert isinstance(m, M.Move) and len(m.steps) == 1 and states[i].territories[m.steps[0].to].home_of is not None
+    readings = {k: Reading(v, 0.602) for k, v in expected_readings(states[i + 1]).items()}
+    home = f"{map_board(players)}/{m.steps[0].to}"
+    readings[home] = Reading(expected_readings(states[i])[home], 0.602)
+    events = Tracker(states[i]).observe(Observation(0, 0.0, readings))
+    assert [e.kind for e in events] == ["MoveRecognized"] and events[0].moves == [M.move_to_json(m)]
+
+
 def test_an_unread_new_row_is_named_by_the_tiles_activated_there():
     """Game 6 (2 players), two years, tile faces never read (village boards too far from the camera for
     ``#tile`` readings): each Restore lays out its new row in a guessed order (W-RES-4). A later activation there
