@@ -74,6 +74,13 @@ BACKTRACK_TRIES = 3  # unexplained looks in a row that try it
 # board under a hand, or turns after the one that explains the look, show nothing and would be tried to the full
 # depth, all alike
 SEARCH_PATIENCE = 3
+# An alternative line whose score values differ from the committed line's (a disk hidden under another) is kept
+# this many looks, apart from the others (``Tracker.max_alts`` within ``alt_horizon``), at most SCORE_ALTS of them:
+# the hidden disk shows only once the disk on top of it moves on (e2e 3p s2: a Military action the player skipped,
+# red's disk under green's on 2 or under blue's on 3, showed 33 looks later, long after the 24-look horizon and
+# behind newer alternatives of how far a turn had gone).
+SCORE_ALT_HORIZON = 120
+SCORE_ALTS = 2
 _ABSENT = object()  # no expected reading at a key (a place the state does not know)
 # a Home's guards stand in one stack (W-SET-8), where a warrior hides behind the others: a Home read with fewer of
 # them than a line leaves there, where the line moves none in or out, weighs at most this much (unsure). The count
@@ -356,6 +363,7 @@ class _Alt:
     line: list = field(default_factory=list)
     line_edits: list = field(default_factory=list)
     dead: bool = False
+    score: bool = False  # its score values differ from the committed line's: kept longer (``SCORE_ALT_HORIZON``)
 
 
 
@@ -654,6 +662,7 @@ class Tracker:
         if self.alts:
             self._history.append(items)
         found, keys = 0, {self._hidden(best)}
+        keys_score = self._hidden(best)[0]  # the committed line's score values
         for n in sorted(nodes, key=_Node.key):
             if found >= 2:
                 break
@@ -664,10 +673,12 @@ class Tracker:
             if h in keys:
                 continue
             keys.add(h)
-            self.alts.append(_Alt(at, n.moves, n.edits, n.state, len(self._history)))
+            self.alts.append(_Alt(at, n.moves, n.edits, n.state, len(self._history), score=h[0] != keys_score))
             found += 1
-        horizon = len(self._history) - self.alt_horizon
-        self.alts = [a for a in self.alts if a.born >= horizon][-self.max_alts:]
+        now = len(self._history)
+        keep = {id(a) for a in [a for a in self.alts if not a.score and a.born >= now - self.alt_horizon][-self.max_alts:]
+                + [a for a in self.alts if a.score and a.born >= now - SCORE_ALT_HORIZON][-SCORE_ALTS:]}
+        self.alts = [a for a in self.alts if id(a) in keep]
         if not self.alts:
             self._history = []
         else:

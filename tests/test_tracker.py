@@ -548,6 +548,38 @@ def test_a_guard_gone_home_into_a_stack_read_short_is_the_move(players, seed, i)
     assert [e.kind for e in events] == ["MoveRecognized"] and events[0].moves == [M.move_to_json(m)]
 
 
+def test_an_alternative_with_a_hidden_score_outlives_the_others():
+    """Two lines that leave the table the same, one with red's military disk on 5 under blue's, the other on 6
+    under green's, stay two hypotheses until the disk on top moves on, which may take many looks (e2e 3p s2: a
+    skipped Military action showed 33 looks later). The score alternative is kept ``SCORE_ALT_HORIZON`` looks and
+    is not crowded out by the newer alternatives of how far a turn has gone (at most ``max_alts`` of those, each
+    for ``alt_horizon`` looks)."""
+    from assistant.tracker import SCORE_ALT_HORIZON, _Node
+
+    states, _ = record(3, 2)
+    base = states[40].copy()
+    base.turn_order = [0, 1, 2]  # red at the bottom of every stack
+    for p, v in enumerate((5, 5, 6)):
+        base.players[p].tracks["military"] = v
+    hidden_up = base.copy()
+    hidden_up.players[0].tracks["military"] = 6
+    other_hand = base.copy()
+    other_hand.players[1].hand.append(None)
+    tracker = Tracker(base)
+    items = [(k, r.value, r.confidence) for k, r in observation(base).readings.items()]
+    best, score_alt, plain = (tracker._node(s, (), items, 0) for s in (base, hidden_up, other_hand))
+    assert best.exp == score_alt.exp == plain.exp
+    tracker._remember(items, 0, best, [best, score_alt])
+    assert [a.score for a in tracker.alts] == [True]
+    for look in range(SCORE_ALT_HORIZON):
+        tracker._remember(items, 0, best, [best, plain])
+        assert sum(a.score for a in tracker.alts) == 1, look
+        assert sum(not a.score for a in tracker.alts) <= tracker.max_alts
+        assert all(a.born >= len(tracker._history) - tracker.alt_horizon for a in tracker.alts if not a.score)
+    tracker._remember(items, 0, best, [best, plain])
+    assert not any(a.score for a in tracker.alts)
+
+
 def test_an_unread_new_row_is_named_by_the_tiles_activated_there():
     """Game 6 (2 players), two years, tile faces never read (village boards too far from the camera for
     ``#tile`` readings): each Restore lays out its new row in a guessed order (W-RES-4). A later activation there
