@@ -1,10 +1,11 @@
 """Builds the tile gallery of the schematic edition (``calibration/tiles/wendake-schematic.npz``) from our own
 print art: every tile of the edition on both sides, plus the bare slot, drawn the way the scene generator draws
-them (``models.synth.scene.draw_tiles``) at a few scales, turns and blurs, and the glyph references of every label
+them, and a second gallery for the village's progress spaces (``wendake-schematic-progress.npz``: every progress tile
+face up, each level's back, and the bare space) (``models.synth.scene.draw_tiles``) at a few scales, turns and blurs, and the glyph references of every label
 printed at the sharpnesses the scene generator draws boards at (1 to 4 px/mm: a name printed at 1 px/mm has
 bolder strokes, seen at 2). Build-time only; the runtime reads the committed ``.npz`` through ``vision.tiles``.
 
-    python -m models.tiles_gallery            # rewrites calibration/tiles/wendake-schematic.npz
+    python -m models.tiles_gallery            # rewrites both galleries in calibration/tiles/
 """
 
 from __future__ import annotations
@@ -17,15 +18,19 @@ import numpy as np
 GLYPH_PRINT_PX_PER_MM = (1.0, 1.5, 2.0, 3.0, 4.0)
 
 
-def labels_of_edition() -> list[tuple[str, str]]:
+def labels_of_edition(kind: str = "tile_slot") -> list[tuple[str, str]]:
+    """(tile, side) of every label a region of ``kind`` can show: the grid tiles on both sides, or the progress
+    tiles face up and each level's back (a progress tile used this year, W-PRG-3)."""
     from assistant.wendake.edition import load_edition
 
     ed = load_edition()
+    if kind == "progress_space":
+        return [(t, "front") for t in sorted(ed.progress)] + [(level, "back") for level in sorted({t[:2] for t in ed.progress})]
     ids = list(ed.basic_tiles) + [t for level in sorted(ed.advanced) for t in ed.advanced[level]]
     return [(t, side) for t in ids for side in ("action", "ritual")]
 
 
-def render_samples(px_per_mm: float, rotation_deg: float, blur: float, rng) -> list[tuple[str, np.ndarray]]:
+def render_samples(px_per_mm: float, rotation_deg: float, blur: float, rng, kind: str = "tile_slot") -> list[tuple[str, np.ndarray]]:
     import cv2
 
     from calibration.layout import load_builtin
@@ -33,7 +38,7 @@ def render_samples(px_per_mm: float, rotation_deg: float, blur: float, rng) -> l
     from vision.tiles import EMPTY, slot_crop
 
     layout = load_builtin("wendake-village-1")
-    slots = [r for r in layout["regions"] if r["kind"] == "tile_slot"]
+    slots = [r for r in layout["regions"] if r["kind"] == kind]
     pad = int(round(PAD_MM * px_per_mm))
     out = []
 
@@ -46,7 +51,7 @@ def render_samples(px_per_mm: float, rotation_deg: float, blur: float, rng) -> l
 
     bare = board_art(layout, px_per_mm).copy()
     crops(bare, [EMPTY] * len(slots))
-    labels = labels_of_edition()
+    labels = labels_of_edition(kind)
     for k in range(0, len(labels), len(slots)):
         chunk = labels[k:k + len(slots)]
         canvas = board_art(layout, px_per_mm).copy()
@@ -56,20 +61,26 @@ def render_samples(px_per_mm: float, rotation_deg: float, blur: float, rng) -> l
     return out
 
 
-def build(out_path=None) -> str:
-    from vision.tiles import DEFAULT_GALLERY, GALLERY_DIR, build_gallery
+def build(out_dir=None) -> str:
+    """Writes one gallery per region kind read as tiles (``vision.tiles.TILE_KINDS``) into ``out_dir``."""
+    from pathlib import Path
 
-    rng = np.random.default_rng(0)
-    samples = []
-    for px_per_mm in (2.0, 3.0):
-        for rot in (-2.0, 0.0, 2.0):
-            for blur in (0.0, 1.2):
-                samples += render_samples(px_per_mm, rot, blur, rng)
-    glyphs = [sample for px_per_mm in GLYPH_PRINT_PX_PER_MM for sample in render_samples(px_per_mm, 0.0, 0.0, rng)]
-    gallery = build_gallery(samples, DEFAULT_GALLERY, "schematic print art (models/tiles_gallery.py), not the retail tiles", glyphs)
-    path = out_path or GALLERY_DIR / f"{DEFAULT_GALLERY}.npz"
-    gallery.save(path)
-    return f"{path}: {len(samples)} samples, {len(set(gallery.labels))} labels"
+    from vision.tiles import GALLERY_DIR, TILE_KINDS, build_gallery
+
+    lines = []
+    for kind, name in TILE_KINDS.items():
+        rng = np.random.default_rng(0)
+        samples = []
+        for px_per_mm in (2.0, 3.0):
+            for rot in (-2.0, 0.0, 2.0):
+                for blur in (0.0, 1.2):
+                    samples += render_samples(px_per_mm, rot, blur, rng, kind)
+        glyphs = [sample for px_per_mm in GLYPH_PRINT_PX_PER_MM for sample in render_samples(px_per_mm, 0.0, 0.0, rng, kind)]
+        gallery = build_gallery(samples, name, "schematic print art (models/tiles_gallery.py), not the retail tiles", glyphs)
+        path = Path(out_dir or GALLERY_DIR) / f"{name}.npz"
+        gallery.save(path)
+        lines.append(f"{path}: {len(samples)} samples, {len(set(gallery.labels))} labels")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

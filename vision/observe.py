@@ -19,7 +19,8 @@ Per frame:
    Regions partly outside the picture, or on the black border that lens correction leaves inside it, are not read
    at all (an absent key is "not read", never "empty"); so are regions under another board lying on this one
    (``vision.overlap``: which board is on top comes from the markers each hides). Tile
-   slots also get ``"#tile"`` readings from ``vision.tiles.read_tiles`` when that module is installed: the slots
+   slots and progress spaces (``vision.tiles.TILE_KINDS``) also get ``"#tile"`` readings from ``vision.tiles.read_tiles``
+   when that module is installed (a progress space: the bought tile face up, its level's back, or None): the slots
    are rectified again at the tile gallery's scale (``TILE_VIEW_PX_PER_MM``), whatever scale the detector reads the
    board at, as long as the camera itself resolves a tile's name (``TILE_MIN_CAMERA_PX_PER_MM``). Resource
    spaces take their count from the resource counter (``vision.counts``, the board rectified at
@@ -58,6 +59,7 @@ from vision.counts import COUNT_PX_PER_MM, Counter, count_regions, counted_kinds
 from vision.overlap import covering, visible_mask
 from vision.tokens import READ_SIDES, TOKEN_MIN_CAMERA_PX_PER_MM, reread_tokens
 from vision.tokens import load_default as load_token_gallery
+from vision.tiles import TILE_KINDS
 
 OCCUPIED_KINDS = ("productive_area",)
 SKIP_KINDS = ("colour_spot",)  # calibration spots are not game regions
@@ -87,7 +89,7 @@ class RegionReader:
         self.occupied = set(self.index.occupied_ids)
         self.region_ids = [r["id"] for r in regs]
         self.polygons = {r["id"]: np.asarray(r["polygon"], np.float64) for r in regs}
-        self.tile_slots = [r["id"] for r in regs if r.get("kind") == "tile_slot"]
+        self.tile_slots = [r["id"] for r in regs if r.get("kind") in TILE_KINDS]
         self.allowed = region_pieces(layout.get("game"))  # region kind -> the piece classes it can hold
 
     def region_of(self, x: float, y: float) -> str | None:

@@ -5,7 +5,9 @@ the bare slot) and the nearest-neighbour read of a slot crop against it. A galle
 feature vectors: the schematic edition's gallery is rendered from our own print art
 (``python -m models.tiles_gallery``, committed as ``calibration/tiles/wendake-schematic.npz``); an owner's retail
 tiles need a gallery made from photos of their own box (``build_gallery`` on rectified slot crops with known
-labels). Game-neutral: any layout region of kind ``tile_slot`` is read. numpy + OpenCV only.
+labels). Game-neutral: any layout region of a ``TILE_KINDS`` kind is read, each kind against a gallery of its own
+(the village grid's tile slots; the progress spaces, whose gallery ``wendake-schematic-progress.npz`` holds every
+progress tile face up, each level's back, and the bare space). numpy + OpenCV only.
 
 Features are illumination-normalised: a 40 × 40 grey-level patch (zero mean, unit norm), a 4 × 4 grid of
 chroma means and a finer 96 × 24 patch of the name band, so a warmer light or a darker table does not change the
@@ -34,6 +36,10 @@ from assistant.errors import UserError
 
 GALLERY_DIR = Path(__file__).resolve().parent.parent / "calibration" / "tiles"
 DEFAULT_GALLERY = "wendake-schematic"
+PROGRESS_GALLERY = "wendake-schematic-progress"
+# the region kinds read as tiles, each against a gallery of its own: the village grid's tile slots, and the
+# progress spaces where a player's bought progress tiles lie (W-PRG-4; face down once used this year, W-PRG-3)
+TILE_KINDS = {"tile_slot": DEFAULT_GALLERY, "progress_space": PROGRESS_GALLERY}
 PATCH = 40
 CHROMA_GRID = 4
 CHROMA_WEIGHT = 0.6
@@ -305,12 +311,18 @@ def unpainted(crop: np.ndarray, visible: np.ndarray) -> np.ndarray:
 
 def read_tiles(view: np.ndarray, px_per_mm: float, layout: dict, gallery: TileGallery | None = None,
                pieces=()) -> dict[str, TileRead]:
-    """{slot region id: ``TileRead``} for every ``tile_slot`` region (an empty slot reads as the value None).
-    ``pieces``: (x, y) board mm of the pieces seen lying on the board; the glyph check looks around them."""
-    gallery = gallery or _default()
-    slots = [r for r in layout["regions"] if r.get("kind") == "tile_slot"]
-    if not slots:
-        return {}
+    """{region id: ``TileRead``} for every region of a ``TILE_KINDS`` kind (an empty one reads as the value None),
+    each kind against its own gallery; ``gallery`` replaces the one of the tile slots. ``pieces``: (x, y) board mm
+    of the pieces seen lying on the board; the glyph check looks around them."""
+    out: dict[str, TileRead] = {}
+    for kind, name in TILE_KINDS.items():
+        slots = [r for r in layout["regions"] if r.get("kind") == kind]
+        if slots:
+            out.update(_read_slots(view, px_per_mm, slots, gallery if gallery is not None and kind == "tile_slot" else _default(name), pieces))
+    return out
+
+
+def _read_slots(view: np.ndarray, px_per_mm: float, slots: list[dict], gallery: TileGallery, pieces) -> dict[str, TileRead]:
     crops = [slot_crop(view, px_per_mm, r["polygon"]) for r in slots]
     masks = [piece_mask(r["polygon"], pieces) if len(gallery.glyphs) else None for r in slots]
     reads = gallery.classify_many(np.stack([features(c if m is None else unpainted(c, m)) for c, m in zip(crops, masks)]))
@@ -324,10 +336,10 @@ def read_tiles(view: np.ndarray, px_per_mm: float, layout: dict, gallery: TileGa
             for r, (label, conf, others) in zip(slots, reads)}
 
 
-_DEFAULT: list[TileGallery] = []
+_DEFAULT: dict[str, TileGallery] = {}
 
 
-def _default() -> TileGallery:
-    if not _DEFAULT:
-        _DEFAULT.append(TileGallery.load(DEFAULT_GALLERY))
-    return _DEFAULT[0]
+def _default(name: str = DEFAULT_GALLERY) -> TileGallery:
+    if name not in _DEFAULT:
+        _DEFAULT[name] = TileGallery.load(name)
+    return _DEFAULT[name]

@@ -255,8 +255,13 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
                 if rid in hidden:
                     continue
                 want = truth_tiles.get(rid)
-                for kind, ok in (("village tile (identity + side)", val == want),
-                                 ("village tile side only", (val or "").split(":")[-1] == (want or "").split(":")[-1])):
+                if rid.startswith("progress."):  # a bought progress tile (or none): its name, or what always shows
+                    checks = (("progress tile (identity + side)", val == want),
+                              ("progress tile presence + level", (val or "")[:2] == (want or "")[:2]))
+                else:
+                    checks = (("village tile (identity + side)", val == want),
+                              ("village tile side only", (val or "").split(":")[-1] == (want or "").split(":")[-1]))
+                for kind, ok in checks:
                     reg_kind_ok.setdefault(kind, [0, 0])
                     reg_kind_ok[kind][0] += ok
                     reg_kind_ok[kind][1] += 1

@@ -80,8 +80,19 @@ def board_art(layout: dict, s: float) -> np.ndarray:
     return _ART[key]
 
 
+# tile art by side: (face, band, text) BGR. Action tiles: cream action side, dark purple ritual side. Progress tiles
+# (on a village's progress spaces): pale green face up, their band by level, and a dark green back showing the level
+TILE_ART = {"action": ((175, 215, 230), (60, 150, 200), (40, 40, 40)),
+            "ritual": ((95, 45, 85), (160, 120, 200), (235, 235, 235)),
+            "front": ((185, 225, 200), None, (40, 40, 40)),
+            "back": ((60, 95, 55), (40, 70, 40), (225, 235, 225))}
+PROGRESS_BANDS = {"P1": (90, 170, 90), "P2": (40, 150, 170), "P3": (150, 90, 60)}
+TILE_TEXT_MM = 58.0  # the tile size the printed name's size is drawn for (a grid tile); smaller tiles, smaller print
+
+
 def draw_tiles(canvas, layout: dict, tiles: list[dict], s: float, rng) -> None:
-    """Action tiles in their slots: cream action side, dark purple ritual side, the tile id printed on it."""
+    """Tiles in their regions, the tile id printed on each (``TILE_ART`` by side): a progress tile's back shows its
+    level (tile ``"P1"``)."""
     import cv2
 
     regions = {r["id"]: r for r in layout["regions"]}
@@ -93,17 +104,17 @@ def draw_tiles(canvas, layout: dict, tiles: list[dict], s: float, rng) -> None:
         rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
         corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * half @ rot.T + c
         px = lambda p: np.round(((np.asarray(p) + PAD_MM) * s - 0.5) * 16).astype(np.int32)
-        ritual = t["side"] == "ritual"
-        face = (95, 45, 85) if ritual else (175, 215, 230)
+        face, band_bgr, ink = TILE_ART[t["side"]]
+        band_bgr = band_bgr or PROGRESS_BANDS.get(t["tile"][:2], (120, 120, 120))
         cv2.fillConvexPoly(canvas, px(corners), (60, 70, 80), cv2.LINE_AA, shift=4)
         cv2.fillConvexPoly(canvas, px((corners - c) * 0.96 + c), face, cv2.LINE_AA, shift=4)
         band = np.array([[-1, -1], [1, -1], [1, -0.55], [-1, -0.55]]) * half * 0.9 @ rot.T + c
-        cv2.fillConvexPoly(canvas, px(band), (60, 150, 200) if not ritual else (160, 120, 200), cv2.LINE_AA, shift=4)
-        scale = 7.0 * s / 22.0
+        cv2.fillConvexPoly(canvas, px(band), band_bgr, cv2.LINE_AA, shift=4)
+        scale = 7.0 * s / 22.0 * min(1.0, 2 * float(half.min() + 1.0) / TILE_TEXT_MM)
         txt = t["tile"]
         (tw, th), _ = cv2.getTextSize(txt, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, int(scale * 1.5)))
         org = ((c + PAD_MM) * s - [tw / 2, -th / 2]).astype(int)
-        cv2.putText(canvas, txt, tuple(int(v) for v in org), cv2.FONT_HERSHEY_SIMPLEX, scale, (235, 235, 235) if ritual else (40, 40, 40), max(1, int(scale * 1.5)), cv2.LINE_AA)
+        cv2.putText(canvas, txt, tuple(int(v) for v in org), cv2.FONT_HERSHEY_SIMPLEX, scale, ink, max(1, int(scale * 1.5)), cv2.LINE_AA)
 
 
 # ---------------------------------------------------------------------------------------------- colours

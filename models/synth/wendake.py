@@ -7,6 +7,8 @@ two score-track pairs. Everything else (drawing, camera, randomisation, labels) 
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 from models.synth.pieces import Piece, scatter
@@ -59,6 +61,20 @@ def _centre(poly) -> tuple[float, float]:
 
 def _rot(rng) -> float:
     return float(rng.uniform(0, 360))
+
+
+def progress_tiles(ps, spaces: list[str]) -> list[dict]:
+    """The progress tiles a player bought, on the village's progress spaces in the order bought (no text says
+    where bought tiles lie, W-PRG-4 only keeps them: this is the generator's convention; tiles past the last space
+    lie off the board, not drawn). A tile used this year lies face down (W-PRG-3) and shows only its level
+    (tile ``"P1"``, side ``"back"``). Each lies a little askew, by a turn drawn from its id, not from the scene's
+    random stream (a scene of a seed stays the scene it was before progress tiles were drawn)."""
+    out = []
+    for space, tid in zip(sorted(spaces, key=lambda r: int(r.split(".")[1])), ps.progress):
+        used = tid in ps.progress_used
+        out.append({"slot": space, "tile": tid[:2] if used else tid, "side": "back" if used else "front",
+                    "rotation_deg": (zlib.crc32(f"{ps.colour}{tid}".encode()) % 41 - 20) / 10.0})
+    return out
 
 
 def table_for(state, rng: np.random.Generator, extras: bool = True):
@@ -116,6 +132,7 @@ def table_for(state, rng: np.random.Generator, extras: bool = True):
         for k, g in enumerate(ps.grid):
             if g is not None:
                 tiles.append({"slot": f"slot.{k}", "tile": g.tile, "side": g.side, "rotation_deg": float(rng.normal(0, 2))})
+        tiles += progress_tiles(ps, [r for r in V if r.startswith("progress.")])
         for k in ps.markers:
             x, y = _centre(V[f"slot.{k}"]["polygon"])
             vp.append(Piece("action_marker", ps.colour, name, x + rng.normal(0, 6), y + rng.normal(0, 6), _rot(rng), f"slot.{k}"))
