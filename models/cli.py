@@ -27,6 +27,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--size", default="1280x960", help="image size WxH (default 1280x960)")
     p.add_argument("--rect-px-per-mm", type=float, default=4.0, help="scale of the rectified map view (default 4 px/mm)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; output is the same for any number)")
+    p.add_argument("--progress-tiles", action="store_true",
+                   help="draw the bought progress tiles on the village boards (off by default: the committed detector was not trained on them)")
     p.set_defaults(func=run)
     add_train_parser(subparsers)
     add_counter_parser(subparsers)
@@ -96,6 +98,7 @@ def add_eval_parser(subparsers) -> None:
     p.add_argument("--easy", action="store_true", help="no extra light / occlusion (the training distribution)")
     p.add_argument("--write", action="store_true", help="scores: store the calibration in the model's card")
     p.add_argument("--counter", default="counter", help="resource counter model (default counter); 'none': count resources with the detector alone")
+    p.add_argument("--progress-tiles", action="store_true", help="scenes with the bought progress tiles drawn (tablewatch synth --progress-tiles)")
     p.set_defaults(func=run_eval)
 
 
@@ -153,7 +156,7 @@ def run_eval(args) -> int:
     from models.detector.evaluate import evaluate
 
     return evaluate(args.model, args.n, args.seed, args.workers, args.players, hard=not args.easy,
-                    counter=None if args.counter == "none" else args.counter)
+                    counter=None if args.counter == "none" else args.counter, progress_tiles=args.progress_tiles)
 
 
 def run_counter(args) -> int:
@@ -206,7 +209,7 @@ def run(args) -> int:
     from models.synth.writer import generate
 
     try:
-        stats = generate(args.n, args.seed, out, args.players, size, args.rect_px_per_mm, args.workers)
+        stats = generate(args.n, args.seed, out, args.players, size, args.rect_px_per_mm, args.workers, progress_tiles=args.progress_tiles)
     except OSError as exc:
         raise UserError(f"writing into {out} failed: {exc.strerror or exc}. Check the folder and free disk space.") from None
     print(f"wrote {stats['scenes']} scenes to {out} in {stats['seconds']:.1f} s ({stats['scenes_per_s']:.2f} scenes/s)")

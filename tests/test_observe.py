@@ -142,9 +142,9 @@ def test_village_tiles_are_read_at_the_cameras_own_resolution(recording):
     read = {k: r.value for k, r in last.readings.items() if k.endswith("#tile") and "/slot." in k}
     assert len(exp) == 18 and len(read) >= 12  # two village boards of 9 slots; a slot under a marker may stay unread
     assert {k: exp[k] for k in read} == read
-    # the progress spaces are read the same way (tests/test_tiles.py reads tiles on them; this early in the game
-    # nobody has bought one, and every space reads bare). The tracker does not weigh them yet: view has no
-    # progress readings
+    # the progress spaces are read the same way (tests/test_tiles.py reads tiles on them; recordings do not draw
+    # bought tiles yet, models.synth.wendake.table_for, and this early in the game nobody has bought one: every
+    # space reads bare). The tracker does not weigh them yet: view has no progress readings
     assert not any(pl.progress for pl in state.players)
     progress = {k: r.value for k, r in last.readings.items() if "/progress." in k and k.endswith("#tile")}
     assert len(progress) == 12 and not any(progress.values())

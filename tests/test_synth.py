@@ -171,3 +171,28 @@ def test_cli_unwritable_out(tmp_path, capsys):
     assert "cannot create the output folder" in err and "Traceback" not in err
     assert main(["synth", "--n", "1", "--out", str(blocker)]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+def test_bought_progress_tiles_are_drawn_only_when_asked():
+    """``table_for(..., progress_tiles=True)`` lays each player's bought tiles on the village's progress spaces in
+    the order bought, face down once used this year (W-PRG-3, the level printed on the back); everything else,
+    pieces included, is drawn exactly as without them (the tiles take nothing from the scene's random stream)."""
+    from assistant.wendake.generate import play_random_game
+    from models.synth.wendake import table_for
+
+    final, _ = play_random_game(["Ringo", "Paul", "John"], seed=1)
+    final.players[0].progress_used = final.players[0].progress[:1]
+    assert all(p.progress for p in final.players)
+    _, off = table_for(final, np.random.default_rng(0), extras=False)
+    _, on = table_for(final, np.random.default_rng(0), extras=False, progress_tiles=True)
+    assert [b.pieces for b in off] == [b.pieces for b in on]
+    for b_off, b_on in zip(off, on):
+        extra = [t for t in b_on.tiles if t not in b_off.tiles]
+        assert not any(t["slot"].startswith("progress.") for t in b_off.tiles)
+        if not b_on.name.startswith("wendake-village-"):
+            assert not extra
+            continue
+        pl = final.players[int(b_on.name.rsplit("-", 1)[1]) - 1]
+        assert [(t["slot"], t["tile"], t["side"]) for t in extra] == [
+            (f"progress.{i + 1}", t[:2] if t in pl.progress_used else t, "back" if t in pl.progress_used else "front")
+            for i, t in enumerate(pl.progress[:6])]

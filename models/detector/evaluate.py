@@ -75,8 +75,8 @@ def _render(args):
 
     from models.detector.data import view_scale
 
-    seed, index, players, scales, hard = args
-    sc = make_scene(seed, index, players, (1280, 960), 4.0)
+    seed, index, players, scales, hard, progress_tiles = args
+    sc = make_scene(seed, index, players, (1280, 960), 4.0, progress_tiles=progress_tiles)
     lab = sc["labels"]
     rng = np.random.default_rng([seed, index, 0xE7A1])
     out = []
@@ -149,7 +149,8 @@ def counted_decisions(got: dict, counter, layout: dict, close) -> None:
         got[rid] = tuple(sorted(counts.items()))
 
 
-def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bool = True, counter: str | None = "counter") -> int:
+def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bool = True, counter: str | None = "counter",
+             progress_tiles: bool = False) -> int:
     from calibration.layout import load_builtin
     from models.detector.metrics import Tally, gt_from_rect, preds_from_pieces
     from vision.assign import RegionIndex, covered, detected_decisions, label_decisions
@@ -183,7 +184,7 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
     exact_ok = exact_n = exact_tiles_ok = 0
     piece_ok = piece_n = 0
     net_ms = []
-    jobs = [(seed, i, players, scales, hard) for i in range(n)]
+    jobs = [(seed, i, players, scales, hard, progress_tiles) for i in range(n)]
     t0 = time.perf_counter()
 
     def score(views, k):

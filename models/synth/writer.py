@@ -23,7 +23,7 @@ def scene_rng(seed: int, index: int) -> np.random.Generator:
 
 
 def make_scene(seed: int, index: int, players: int, size: tuple[int, int], rect_px_per_mm: float = DEFAULT_RECT_PX_PER_MM,
-               effects_on: bool = True) -> dict:
+               effects_on: bool = True, progress_tiles: bool = False) -> dict:
     """Render scene ``index``: {"jpeg": bytes, "rect_jpeg": bytes, "labels": dict, plus the arrays for tests}."""
     import cv2
 
@@ -32,7 +32,7 @@ def make_scene(seed: int, index: int, players: int, size: tuple[int, int], rect_
 
     rng = scene_rng(seed, index)
     state, move_index, game_seed = WK.random_position(players, rng)
-    main, boards = WK.table_for(state, rng)
+    main, boards = WK.table_for(state, rng, progress_tiles=progress_tiles)
     out = S.render(boards, main, rng, size, rect_px_per_mm, effects_on)
     quality = int(rng.integers(60, 96)) if effects_on else 95
     ok, jpeg = cv2.imencode(".jpg", out["image"], [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -71,8 +71,8 @@ def _mostly_in_view(piece_labels: list[dict], board: str, share: float = 0.6) ->
 
 
 def _work(args):
-    seed, index, players, size, rect = args
-    sc = make_scene(seed, index, players, size, rect)
+    seed, index, players, size, rect, progress_tiles = args
+    sc = make_scene(seed, index, players, size, rect, progress_tiles=progress_tiles)
     return sc["name"], sc["jpeg"], sc["view_jpegs"], sc["labels"]
 
 
@@ -83,17 +83,18 @@ def _one_thread() -> None:
     cv2.setNumThreads(1)
 
 
-def manifest(n: int, seed: int, players: int, size, rect_px_per_mm: float) -> dict:
+def manifest(n: int, seed: int, players: int, size, rect_px_per_mm: float, progress_tiles: bool = False) -> dict:
     return {"format": FORMAT, "classes": list(CLASSES), "colours": list(COLOURS), "sides": ["colour", "grey"],
             "scenes": n, "seed": seed, "players": players, "size": list(size), "rectified_px_per_mm": rect_px_per_mm,
-            "docs": "docs/synth.md"}
+            "progress_tiles": progress_tiles, "docs": "docs/synth.md"}
 
 
 def generate(n: int, seed: int, out: Path, players: int = 4, size=(1280, 960), rect_px_per_mm: float = DEFAULT_RECT_PX_PER_MM,
-             workers: int = 1, progress: bool = True) -> dict:
-    """Write n scenes and the manifest into ``out``. Returns timing figures."""
+             workers: int = 1, progress: bool = True, progress_tiles: bool = False) -> dict:
+    """Write n scenes and the manifest into ``out`` (``progress_tiles``: ``models.synth.wendake.table_for``).
+    Returns timing figures."""
     out = Path(out)
-    jobs = [(seed, i, players, tuple(size), rect_px_per_mm) for i in range(n)]
+    jobs = [(seed, i, players, tuple(size), rect_px_per_mm, progress_tiles) for i in range(n)]
     t0 = time.perf_counter()
 
     def save(result, done):
@@ -114,7 +115,7 @@ def generate(n: int, seed: int, out: Path, players: int = 4, size=(1280, 960), r
     else:
         for k, job in enumerate(jobs, 1):
             save(_work(job), k)
-    (out / "manifest.json").write_text(json.dumps(manifest(n, seed, players, size, rect_px_per_mm), indent=1), encoding="utf-8")
+    (out / "manifest.json").write_text(json.dumps(manifest(n, seed, players, size, rect_px_per_mm, progress_tiles), indent=1), encoding="utf-8")
     dt = time.perf_counter() - t0
     if progress:
         print(file=sys.stderr)
