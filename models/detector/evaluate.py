@@ -253,10 +253,11 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
             truth_tiles, native, r0 = tiles
             read = read_tiles(native, r0, idx.layout, pieces=[(p.x_mm, p.y_mm) for p in pieces])  # as the pipeline
             for rid, (val, _conf, _others) in read.items():
-                if rid in hidden:
+                progress = rid.startswith("progress.")
+                if rid in hidden or progress and not progress_tiles:  # bare spaces only: no decision worth counting
                     continue
                 want = truth_tiles.get(rid)
-                if rid.startswith("progress."):  # a bought progress tile (or none): its name, or what always shows
+                if progress:  # a bought progress tile (or none): its name, or what always shows
                     checks = (("progress tile (identity + side)", val == want),
                               ("progress tile presence + level", (val or "")[:2] == (want or "")[:2]))
                 else:
