@@ -661,8 +661,8 @@ class Tracker:
         look the same on the table, but differ in hidden things; drop the alternatives too old to matter."""
         if self.alts:
             self._history.append(items)
-        found, keys = 0, {self._hidden(best)}
-        keys_score = self._hidden(best)[0]  # the committed line's score values
+        committed = self._hidden(best)
+        found, keys = 0, {committed}
         for n in sorted(nodes, key=_Node.key):
             if found >= 2:
                 break
@@ -673,7 +673,8 @@ class Tracker:
             if h in keys:
                 continue
             keys.add(h)
-            self.alts.append(_Alt(at, n.moves, n.edits, n.state, len(self._history), score=h[0] != keys_score))
+            score = h[0] != committed[0]  # ``_hidden``'s first part: the score values
+            self.alts.append(_Alt(at, n.moves, n.edits, n.state, len(self._history), score=score))
             found += 1
         now = len(self._history)
         keep = {id(a) for a in [a for a in self.alts if not a.score and a.born >= now - self.alt_horizon][-self.max_alts:]
@@ -1119,7 +1120,7 @@ class Tracker:
         ``HOME_STACK_CONFIDENCE`` for a Home read with fewer warriors than ``exp`` has there (warriors hidden in
         the stack) while ``exp`` keeps the Home as in ``_base_exp`` (the position the search started from), or
         while the Home reads as in ``_base_exp`` and the look shows none of the colour's warriors that ``exp``
-        brings there anywhere else on the map (``_hidden_at_home``); at most ``HEAP_CONFIDENCE`` for the mask
+        brings there anywhere else (map, Long Houses; ``_hidden_at_home``); at most ``HEAP_CONFIDENCE`` for the mask
         board's restore heap; at most ``MARKED_TILE_CONFIDENCE`` for a tile face read below ``MARKED_TILE_SURE``
         under an action marker ``exp`` has on its slot."""
         if key in self._homes and conf > HOME_STACK_CONFIDENCE and _fewer(value, exp.get(key)) and (

@@ -15,7 +15,9 @@ Boards and readings (every region below is read; an empty region reads as the em
   ``fire_token:none`` on the Sacred Fire tile; ``sage.N`` (N = 1..4) -> ``action_marker:<c>`` for the markers still
   on the Sages area (the first ``sages`` spaces); ``slot.K#tile`` -> ``"<tile id>:<side>"`` or None (an empty slot
   during the restore); ``resource.<name>`` -> ``<name>:none`` counts, ``resource.beavers`` -> ``beaver:none``.
-  Not read: ``progress.N`` (progress tiles are not rendered), the swap token (it lies in no region).
+  Not here: ``progress.N#tile`` (the camera reads a progress space's tile, ``vision.tiles``, but the recordings
+  draw none yet and no text says which space a bought tile takes; readings absent here are not weighed), the
+  swap token (it lies in no region).
 * ``wendake-scores-a`` holds pair 0 of ``state.pairs``, ``wendake-scores-b`` pair 1; row ``upper`` is the pair's
   first track, ``lower`` its second. ``upper.V`` (V = 0..25, values clamped) -> ``tribe_disk:<c>`` of the **top**
   disk only. Disks on one space stack; the renderer stacks them in turn order (the last player in turn order on
