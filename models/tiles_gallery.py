@@ -1,11 +1,13 @@
-"""Builds the tile gallery of the schematic edition (``calibration/tiles/wendake-schematic.npz``) from our own
-print art: every tile of the edition on both sides, plus the bare slot, drawn the way the scene generator draws
-them, and a second gallery for the village's progress spaces (``wendake-schematic-progress.npz``: every progress tile
-face up, each level's back, and the bare space) (``models.synth.scene.draw_tiles``) at a few scales, turns and blurs, and the glyph references of every label
-printed at the sharpnesses the scene generator draws boards at (1 to 4 px/mm: a name printed at 1 px/mm has
-bolder strokes, seen at 2). Build-time only; the runtime reads the committed ``.npz`` through ``vision.tiles``.
+"""Builds the tile galleries of the schematic edition from our own print art, drawn the way the scene generator
+draws tiles (``models.synth.scene.draw_tiles``) at a few scales, turns and blurs, with the glyph references of every
+label printed at the sharpnesses the scene generator draws boards at (1 to 4 px/mm: a name printed at 1 px/mm has
+bolder strokes, seen at 2): ``calibration/tiles/wendake-schematic.npz`` for the village grid's tile slots (every
+tile of the edition on both sides, plus the bare slot) and ``wendake-schematic-progress.npz`` for the progress
+spaces (every progress tile face up, each level's back, and the bare space). Build-time only; the runtime reads
+the committed ``.npz`` files through ``vision.tiles``.
 
     python -m models.tiles_gallery            # rewrites both galleries in calibration/tiles/
+    python -m models.tiles_gallery DIR        # writes them into DIR instead
 """
 
 from __future__ import annotations
