@@ -87,6 +87,7 @@ TILE_ART = {"action": ((175, 215, 230), (60, 150, 200), (40, 40, 40)),
             "front": ((185, 225, 200), None, (40, 40, 40)),
             "back": ((60, 95, 55), (40, 70, 40), (225, 235, 225))}
 PROGRESS_BANDS = {"P1": (90, 170, 90), "P2": (40, 150, 170), "P3": (150, 90, 60)}
+PROGRESS_LEVELS = {"P1": 1, "P2": 2, "P3": 3}  # dots printed along a progress tile's foot, both sides
 TILE_TEXT_MM = 58.0  # the tile size the printed name's size is drawn for (a grid tile); smaller tiles, smaller print
 
 
@@ -115,6 +116,11 @@ def draw_tiles(canvas, layout: dict, tiles: list[dict], s: float, rng) -> None:
         (tw, th), _ = cv2.getTextSize(txt, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, int(scale * 1.5)))
         org = ((c + PAD_MM) * s - [tw / 2, -th / 2]).astype(int)
         cv2.putText(canvas, txt, tuple(int(v) for v in org), cv2.FONT_HERSHEY_SIMPLEX, scale, ink, max(1, int(scale * 1.5)), cv2.LINE_AA)
+        level = PROGRESS_LEVELS.get(t["tile"][:2]) if t["side"] in ("front", "back") else None
+        for k in range(level or 0):  # a progress tile's level as dots along its foot: they survive any light
+            dot = np.array([(k - (level - 1) / 2) * 0.45, 0.68]) * half @ rot.T + c
+            cv2.circle(canvas, tuple(int(v) for v in np.round(((dot + PAD_MM) * s - 0.5) * 16)), int(round(3.0 * s * 16)),
+                       ink, -1, cv2.LINE_AA, shift=4)
 
 
 # ---------------------------------------------------------------------------------------------- colours
