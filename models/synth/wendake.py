@@ -81,7 +81,7 @@ def table_for(state, rng: np.random.Generator, extras: bool = True, progress_til
     """(main board name, [BoardSpec...]) for a Wendake state. Piece colours are the players' colour names.
     ``progress_tiles``: draw the bought progress tiles on the villages' progress spaces (``bought_tiles``). Off by
     default: the committed detector was trained without them and takes some of their print for pieces (on the
-    held-out set, per-region 0.962 -> 0.953, whole-board exact 0.328 -> 0.246, models/README.md); turn it on for
+    held-out set, per-region 0.962 -> 0.953, whole-board exact 0.328 -> 0.248, models/README.md); turn it on for
     training data, and for the recordings once a detector trained on it is committed."""
     from models.synth.scene import BoardSpec
 
