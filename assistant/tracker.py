@@ -1377,14 +1377,11 @@ class Tracker:
         leaves no room for a line that sends it Home."""
         short = Counter(dict(exp[key]))
         short.subtract(dict(value))
-        away = self._warriors_away(items)
-        for piece, n in short.items():
-            if n > 0:
-                colour = split_key(piece)[1]
-                if not piece.startswith("warrior_") \
-                        or away.get(colour, 0) > _warriors_off_home(exp, self._homes).get(colour, 0):
-                    return False
-        return True
+        short = [piece for piece, n in short.items() if n > 0]
+        if not all(piece.startswith("warrior_") for piece in short):
+            return False
+        away, placed = self._warriors_away(items), _warriors_off_home(exp, self._homes)
+        return all(away.get(colour, 0) <= placed.get(colour, 0) for colour in {split_key(piece)[1] for piece in short})
 
     def _warriors_away(self, items) -> dict:
         """{colour: warriors a look reads outside the Homes}, made once per look."""
@@ -1810,7 +1807,7 @@ class Tracker:
             first = self._hinted(st, p, scored, gained, max_miss=1)
             # a pile counted loosely may be two pieces off: the Trades that fit it exactly at one or two pieces from
             # its count, with those points, come next (e2e 2p s13: fish 7 read 9 at 0.06 hid the true Trade)
-            loose = [r for r in seen_res if self._look_maps(items)[0][f"{vb}/resource.{r}"][1] < LOOSE_COUNT_CONFIDENCE]
+            loose = [r for r in seen_res if self._by_key(items)[f"{vb}/resource.{r}"][1] < LOOSE_COUNT_CONFIDENCE]
             if loose:
                 rows = [tuple((i, r, x + dict(zip(loose, shift)).get(r, 0)) for i, r, x in row)
                         for row in target_rows for shift in itertools.product((-2, -1, 1, 2), repeat=len(loose))
