@@ -464,14 +464,16 @@ def _unsure_look(states, moves, i: int, slot_confidence: float):
     return obs
 
 
-@pytest.mark.parametrize("slot_confidence", [0.55, 0.9])
+@pytest.mark.parametrize("slot_confidence", [0.55, 0.75])
 def test_an_unexplained_look_rereads_the_turn_before(slot_confidence):
     """Game 2 (2 players), the first turn: the action marker on the village grid is not seen and the turn-order
     track reads unsurely, so a turn-order reservation explains the look best (W-ACT-2). The next look shows the
     tile's Move, which that line cannot explain: the tracker searches again from before the look it got wrong
-    (W-ACT-8: the marker's tile gives the actions) and switches, without an alert. At 0.9 the camera surely misses
+    (W-ACT-8: the marker's tile gives the actions) and switches, without an alert. At 0.75 the camera surely misses
     the marker, look after look, while the Sages area surely shows it gone: the re-read takes it as placed and
-    unseen, as a live look does (``Tracker._with_missed_marker``)."""
+    unseen, as a live look does (``Tracker._with_missed_marker``). Where it lies shows only in how surely each
+    empty slot reads (0.95 elsewhere), and the true line gives up the tile's first action (``SKIP_COST``, 0.15):
+    read empty at 0.9, a tile with the Move alone would be the likelier place."""
     states, moves = record(2, 2)
     assert isinstance(moves[0], M.Activate)
     end = next(k for k, m in enumerate(moves) if isinstance(m, M.EndTurn))
@@ -1017,6 +1019,38 @@ def test_a_pile_counted_short_that_reads_the_same_as_it_grows_hides_no_action(se
     obs.readings[key] = stuck
     assert not any(isinstance(e, ALERTS) for e in tracker.observe(obs))
     assert tracker.moves == moves[act - 1:act + 1]
+
+
+@pytest.mark.parametrize("confidence, logged", [(0.13, True), (0.3, False)])
+def test_an_action_whose_pile_reads_unchanged_only_loosely_is_done_not_given_up(confidence, logged):
+    """Game 1 (2 players): a Harvest, Fish or Hunt adds to a resource pile, which the counter still reads as before
+    (a big pile counted short). Every printed action is optional (W-ACT-8), but players nearly always do them: a
+    line that gives one up weighs ``SKIP_COST`` (0.15) beside the readings. Read as before at 0.13, where the
+    counter is right about two times in three, the action is logged when the turn ends (e2e 4p s15: 7 pumpkins
+    read 5 at 0.135, the Harvest lost). Read as before at 0.3, where it is right 19 times in 20, the pile is the
+    better evidence: the action was given up."""
+    states, moves = record(2, 1)
+    k = key = None
+    for i, m in enumerate(moves):
+        if isinstance(m, (M.Harvest, M.Fish, M.Hunt)) and isinstance(moves[i - 1], M.Activate):
+            before, after = expected_readings(states[i]), expected_readings(states[i + 1])
+            changed = [x for x in after if after[x] != before[x]]
+            if len(changed) == 1 and "/resource." in changed[0]:
+                k, key = i, changed[0]
+                break
+    assert k is not None
+    end = next(j for j in range(k, len(moves)) if isinstance(moves[j], M.EndTurn))
+    assert not isinstance(moves[end + 1], M.EndTurn)  # the next turn's first move shows on the table
+    stuck = Reading(expected_readings(states[k])[key], confidence)  # the pile as before the action
+    tracker = Tracker(states[k - 1].copy())
+    tracker.observe(observation(states[k], 0))  # the Activate
+    for n, i in enumerate(range(k, end + 2)):
+        obs = observation(states[i + 1], n + 1)
+        if key in obs.readings:
+            obs.readings[key] = stuck
+        tracker.observe(obs)
+    assert (moves[k] in tracker.moves) == logged, tracker.moves
+    assert isinstance(tracker.moves[-1], type(moves[end + 1]))  # the turn after it is in either way
 
 
 def test_a_count_read_loosely_one_piece_off_moves_nothing():
