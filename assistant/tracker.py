@@ -112,14 +112,17 @@ LOOSE_COUNT_CONFIDENCE = 0.1
 # beaver the next look shows) must not beat waiting (4p s3, 4p s6). An action still open at the end of the search
 # counts once (``_Node.key``): a Military whose points hide under a disk is still taken as done.
 SKIP_WEIGHT = 2
-# A printed action given up also costs this much beside the readings' confidences (``_Node.key``). Every action is
-# optional (W-ACT-8), but a player rarely gives up one just chosen, while a big pile the counter reads loosely is
-# often wrong: under 0.15 a count is right 0.35-0.65 of the time, above it 0.95 (``LOOSE_COUNT_CONFIDENCE``). e2e 4p
-# s15: 7 pumpkins after a Harvest read 5 at 0.135, and the Harvest was logged as given up. The e2e games' random
-# players give up far more than people do (303 printed actions on 1,848 tiles activated), so there a loose pile
-# cuts both ways: 4p s15 and 4p s3 were won, 3p s8 and 2p s1004 lost (a Hunt and a Fish given up, their piles read
-# as before at 0.11-0.12).
-SKIP_COST = 0.15
+# A step of the preference rank (a printed action given up is SKIP_WEIGHT steps; a progress-tile use, a renamed
+# tile, a discard-pile draw, an action marker taken as placed unseen are one) also costs this much beside the
+# readings' confidences (``_Node.key``): a line must fit the table better by more than its rank says it is unlikely.
+# Every action is optional (W-ACT-8), but a player rarely gives up one just chosen (0.15), while a big pile the
+# counter reads loosely is often wrong: under 0.15 a count is right 0.35-0.65 of the time, above it 0.95
+# (``LOOSE_COUNT_CONFIDENCE``). e2e 4p s15: 7 pumpkins after a Harvest read 5 at 0.135, and the Harvest was logged
+# as given up; 4p s6: a leather pile read 2 off at 0.015 had a progress tile give the leather. The e2e games' random
+# players give up far more actions than people do (303 on 1,848 tiles activated), so there a loose pile cuts both
+# ways: 4p s15, 4p s3 and 4p s6 were won, 3p s8 and 2p s1004 lost (a Hunt and a Fish given up, their piles read as
+# before at 0.11-0.12).
+PREF_COST = 0.075
 # A tile face read weakly still weighs the tiles it was not: the expected tile costs how far it fits behind the read
 # (``Reading.others``), at most this unless the read itself is surer, so a weak read ranks the candidates (a Restore
 # that took a display tile against one that did not) but never raises an alert. On the e2e games the true tile
@@ -330,7 +333,6 @@ class _Node:
     edits: tuple = ()  # (index into moves, edit dict): hidden-information edits made before that move
     known: float = 0.0  # confidence of the readings that differ exactly as a known misreading (``Tracker._known``)
     score_off: int = 0  # spaces between the score disks seen and where the state puts them (``Tracker._score_off``)
-    given_up: int = 0  # printed actions the line gives up (``Tracker._skipped``; a Canoe that does not show)
 
     @property
     def exact(self) -> bool:
@@ -348,9 +350,9 @@ class _Node:
         # woman, not the hunter and a warrior that would make the place read right)
         # when the disks fit no line equally (a disk put one space too far), the line whose values lie nearest to
         # the disks seen goes first: a purchase that leaves the disk 2 spaces off does not beat the points 1 off
-        # an action given up also weighs ``SKIP_COST`` against the readings: a pile the counter reads loosely (7
-        # pumpkins read 5 at 0.14) is weaker evidence than a player who gives up the Harvest just chosen
-        return (round(self.cost + self.score_cost + SKIP_COST * self.given_up, 6), round(self.cost, 6),
+        # the preference rank also weighs beside the readings (``PREF_COST`` a step): a pile the counter reads
+        # loosely (7 pumpkins read 5 at 0.14) is weaker evidence than a player who gives up the Harvest just chosen
+        return (round(self.cost + self.score_cost + PREF_COST * self.pref, 6), round(self.cost, 6),
                 self.score_off, self.pref + left, len(self.moves), -round(self.known, 6))
 
 
@@ -542,7 +544,7 @@ class Tracker:
         the river rule (W-MOV-2), not some other line that leaves the Home as it was."""
         if not any(k in self._homes for k, _, _ in items):
             return best
-        again = [self._node(n.state, n.moves, items, n.pref, n.exp, n.edits, as_read=True, given_up=n.given_up) for n in nodes]
+        again = [self._node(n.state, n.moves, items, n.pref, n.exp, n.edits, as_read=True) for n in nodes]
         top = min(again, key=_Node.key)
         return best if top.moves == best.moves else top
 
@@ -602,7 +604,7 @@ class Tracker:
             if key is None:
                 continue
             self.misreadings[key] = Misreading(reading_error(self._last_items[key], node.exp[key]), None)
-            again = self._node(node.state, node.moves, items, node.pref, node.exp, node.edits, given_up=node.given_up)
+            again = self._node(node.state, node.moves, items, node.pref, node.exp, node.edits)
             if self._acceptable(again):
                 return again, True
             del self.misreadings[key]
@@ -656,7 +658,7 @@ class Tracker:
         root = self._node(state, (), items, 0, self._base_exp)
         if root.exact:
             return [root]
-        roots = [root] + [self._node(d.state, d.moves, items, d.pref, edits=d.edits, given_up=d.given_up) for d in starts]
+        roots = [root] + [self._node(d.state, d.moves, items, d.pref, edits=d.edits) for d in starts]
         return self._search(roots, items)
 
     def _acceptable(self, node: _Node) -> bool:
@@ -1019,8 +1021,7 @@ class Tracker:
         return out
 
     # ---- scoring a candidate -----------------------------------------------------------------------------------
-    def _node(self, state: State, moves: tuple, items, pref: int, exp=None, edits: tuple = (), as_read: bool = False,
-              given_up: int = 0) -> _Node:
+    def _node(self, state: State, moves: tuple, items, pref: int, exp=None, edits: tuple = (), as_read: bool = False) -> _Node:
         """A candidate line scored against a look; ``as_read``: every reading weighed at its confidence (no
         ``_weight``)."""
         exp = expected_readings(state) if exp is None else exp
@@ -1046,7 +1047,7 @@ class Tracker:
                     runner_ups = self._weighed.get((key, value, conf))
                     cost += w if runner_ups is None else max(w, min(runner_ups.get(expected, 1.0), TILE_EVIDENCE_CAP))
                     worst = max(worst, w)
-        return _Node(state, moves, exp, cost, score_cost, worst, pref, edits, known, off, given_up)
+        return _Node(state, moves, exp, cost, score_cost, worst, pref, edits, known, off)
 
     @staticmethod
     def _score_off(state: State, disks: dict) -> int:
@@ -1168,10 +1169,7 @@ class Tracker:
             children = []
             for node in frontier:
                 for move, pref, edit in self._candidates(node, items):
-                    skipped = self._skipped(node.state, move)
-                    # a Canoe whose canoe does not show is ranked as giving the action up (``_candidates``)
-                    given_up = skipped + (isinstance(move, M.Canoe) and pref >= SKIP_WEIGHT)
-                    pref += SKIP_WEIGHT * skipped
+                    pref += SKIP_WEIGHT * self._skipped(node.state, move)
                     st = node.state.copy()
                     try:
                         if edit is not None:
@@ -1180,8 +1178,7 @@ class Tracker:
                     except (rules.IllegalMoveError, ValueError):
                         continue
                     edits = node.edits if edit is None else node.edits + ((len(node.moves), edit),)
-                    child = self._node(st, node.moves + (move,), items, node.pref + pref, edits=edits,
-                                       given_up=node.given_up + given_up)
+                    child = self._node(st, node.moves + (move,), items, node.pref + pref, edits=edits)
                     sig = self._sig(child)
                     if sig in seen and seen[sig] <= child.pref:
                         continue  # reached already, as well or better (a longer path may skip fewer actions)

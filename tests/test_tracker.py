@@ -472,7 +472,7 @@ def test_an_unexplained_look_rereads_the_turn_before(slot_confidence):
     (W-ACT-8: the marker's tile gives the actions) and switches, without an alert. At 0.75 the camera surely misses
     the marker, look after look, while the Sages area surely shows it gone: the re-read takes it as placed and
     unseen, as a live look does (``Tracker._with_missed_marker``). Where it lies shows only in how surely each
-    empty slot reads (0.95 elsewhere), and the true line gives up the tile's first action (``SKIP_COST``, 0.15):
+    empty slot reads (0.95 elsewhere), and the true line gives up the tile's first action (0.15, ``PREF_COST``):
     read empty at 0.9, a tile with the Move alone would be the likelier place."""
     states, moves = record(2, 2)
     assert isinstance(moves[0], M.Activate)
@@ -832,7 +832,7 @@ def test_when_no_line_fits_a_disk_the_nearest_goes_first():
     st.players[0].tracks[track] = 3
     far = Tracker._score_off(st, disks)
     assert (near, far) == (1, 2)
-    a = _Node(st, (), {}, 0.2, 0.7, 0.2, 1, score_off=near)
+    a = _Node(st, (), {}, 0.2, 0.7, 0.2, 0, score_off=near)
     b = _Node(st, (), {}, 0.2, 0.7, 0.2, 0, score_off=far)
     assert min([b, a], key=_Node.key) is a
 
@@ -1025,7 +1025,7 @@ def test_a_pile_counted_short_that_reads_the_same_as_it_grows_hides_no_action(se
 def test_an_action_whose_pile_reads_unchanged_only_loosely_is_done_not_given_up(confidence, logged):
     """Game 1 (2 players): a Harvest, Fish or Hunt adds to a resource pile, which the counter still reads as before
     (a big pile counted short). Every printed action is optional (W-ACT-8), but players nearly always do them: a
-    line that gives one up weighs ``SKIP_COST`` (0.15) beside the readings. Read as before at 0.13, where the
+    line that gives one up weighs 0.15 beside the readings (``PREF_COST``). Read as before at 0.13, where the
     counter is right about two times in three, the action is logged when the turn ends (e2e 4p s15: 7 pumpkins
     read 5 at 0.135, the Harvest lost). Read as before at 0.3, where it is right 19 times in 20, the pile is the
     better evidence: the action was given up."""
@@ -1056,7 +1056,8 @@ def test_an_action_whose_pile_reads_unchanged_only_loosely_is_done_not_given_up(
 def test_a_count_read_loosely_one_piece_off_moves_nothing():
     """A resource space counted with a margin under 0.1 (``LOOSE_COUNT_CONFIDENCE``) is right less than half the
     time, and within one piece nearly always: one piece off, it agrees. It made a progress tile take a fish that
-    never came (W-PRG-L1-9, e2e 2p s13: a pile of 9 read 10 at 0.06). Two pieces off it still differs."""
+    never came (W-PRG-L1-9, e2e 2p s13: a pile of 9 read 10 at 0.06). Two pieces off it still differs: read at 0.09,
+    more than the use's preference step weighs (``PREF_COST``), the tile gives the fish."""
     st = _turn_start_with_outpost(2, 3)
     p = st.current
     for row in st.progress_rows.values():
@@ -1068,7 +1069,7 @@ def test_a_count_read_loosely_one_piece_off_moves_nothing():
     for extra, moved in ((1, False), (2, True)):
         tracker = Tracker(st.copy())
         obs = observation(st)
-        obs.readings[key] = Reading((("fish:none", n + extra),), 0.06)
+        obs.readings[key] = Reading((("fish:none", n + extra),), 0.09)
         tracker.observe(obs)
         assert bool(tracker.moves) == moved, tracker.moves
 
