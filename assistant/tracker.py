@@ -418,7 +418,6 @@ class Tracker:
         self.move_beam = move_beam
         self.alerts: dict[int, Event] = {}  # active alerts by id
         self.next_alert = 1
-        self.last_candidates: list[_Node] = []  # the ranked alternatives of the last NeedsConfirmation
         self.stats = Counter()
         self.timings: list[float] = []  # milliseconds spent on each observation
         # hypotheses across observations: alternative lines that looked the same as the committed one when they
@@ -505,11 +504,13 @@ class Tracker:
                 events += self._clear_alerts(("IllegalMove", "TableOutOfSync"), "the table matches a legal position again")
             at = len(self.moves)
             if best.moves:
+                # a choice is open until the next moves come in: ``confirm`` replaces the moves at the log's end
+                events += self._clear_alerts(("NeedsConfirmation",), "the game went on past that choice; "
+                                             "Undo or \"this is what happened\" still change it")
+                cands = [self._candidate_json(i, n) for i, n in enumerate([best] + distinct[:4])] if distinct else []
                 events += self._accept(best)
-                if distinct:
-                    cands = [best] + distinct[:4]
-                    self.last_candidates = cands
-                    events.append(self._alert(NeedsConfirmation(0, [self._candidate_json(i, n) for i, n in enumerate(cands)])))
+                if cands:
+                    events.append(self._alert(NeedsConfirmation(0, cands)))
             self._remember(items, at, best, nodes)
             self._learn_misreadings(best, items, at)
             if len(self.moves) > at:
@@ -753,7 +754,6 @@ class Tracker:
         if moves:
             self._looks = (kept + [(at, items)])[-BACKTRACK_LOOKS:]
         self._forget()
-        self.last_candidates = []
         self.stats["switches"] += 1
         events: list[Event] = [Correction(
             "switch", [M.move_to_json(m) for m in removed], [M.move_to_json(m) for m in moves],
@@ -915,7 +915,6 @@ class Tracker:
         k = self.groups.pop()
         removed = self.truncate(k)
         self._rebuild()
-        self.last_candidates = []
         self._forget()
         return Correction("undo", [M.move_to_json(m) for m in removed], [], f"took back {k} move(s)")
 
@@ -978,23 +977,30 @@ class Tracker:
         return move, None
 
     def confirm(self, index: int) -> list[Event]:
-        """Choose candidate ``index`` of the last NeedsConfirmation (0 = the one accepted)."""
-        if not self.last_candidates or not 0 <= index < len(self.last_candidates):
-            raise IndexError(f"no candidate {index} to confirm")
-        chosen = self.last_candidates[index]
-        accepted = self.last_candidates[0]
-        k = len(accepted.moves)
-        removed, added = [], []
-        if index != 0 and k and self.moves[-k:] == list(accepted.moves):
-            removed = self.moves[-k:]
-            self._relog(k, list(chosen.moves), [{"at": i, "edit": e} for i, e in chosen.edits])
+        """Choose candidate ``index`` of the open NeedsConfirmation (0 = the one accepted): its moves replace the
+        accepted ones at the end of the log. Works from the alert itself, so a resumed game can still answer it.
+        IndexError when there is no such choice open."""
+        asks = [ev for ev in self.alerts.values() if isinstance(ev, NeedsConfirmation)]
+        if not asks:
+            raise IndexError("no move is waiting for confirmation (a choice is open only until the next moves come in; "
+                             "use Undo or \"this is what happened\" to change an earlier one)")
+        cands = asks[-1].candidates
+        if not 0 <= index < len(cands):
+            raise IndexError(f"no candidate {index} to confirm: choose 0 to {len(cands) - 1}")
+        accepted = [M.move_from_json(m) for m in cands[0]["moves"]]
+        chosen = [M.move_from_json(m) for m in cands[index]["moves"]]
+        edits = list(cands[index].get("edits", []))
+        k = len(accepted)
+        if index and self.moves[len(self.moves) - k:] != accepted:
+            raise IndexError("the moves of that choice are no longer the last in the log; use Undo or \"this is what "
+                             "happened\" instead")
+        removed, added = (self.moves[len(self.moves) - k:], chosen) if index else ([], [])
+        if index:
+            self._relog(k, chosen, edits)
             self._rebuild()
-            added = list(chosen.moves)
-        self.last_candidates = []
         self._forget()
         ev: list[Event] = [Correction("confirm", [M.move_to_json(m) for m in removed], [M.move_to_json(m) for m in added],
-                                      f"candidate {index} confirmed",
-                                      [{"at": i, "edit": e} for i, e in chosen.edits] if added else [])]
+                                      f"candidate {index} confirmed", edits if added else [])]
         return ev + self._clear_alerts(("NeedsConfirmation",), "confirmed")
 
     def _rebuild(self) -> None:
@@ -2054,8 +2060,13 @@ class Tracker:
         return events
 
     def _candidate_json(self, i: int, node: _Node) -> dict:
+        """One candidate of a NeedsConfirmation, from the committed position: its moves with their hidden-information
+        edits (what ``confirm`` plays), and each move in words (what the tablet shows)."""
+        states, _ = self._line_states(self.state, node, validate=False)
         return {"index": i, "moves": [M.move_to_json(m) for m in node.moves],
-                "texts": [_short(m) for m in node.moves], "cost": round(node.cost + node.score_cost, 4)}
+                "edits": [{"at": at, "edit": e} for at, e in node.edits],
+                "texts": [describe(states[k], m, states[k + 1]) for k, m in enumerate(node.moves)],
+                "cost": round(node.cost + node.score_cost, 4)}
 
     # ---- score disks ---------------------------------------------------------------------------------------------
     def _check_scores(self, items) -> list[Event]:

@@ -187,3 +187,48 @@ def test_solo_session_announces_the_ghost_and_survives_resume(tmp_path):
     assert [p["name"] for p in snap["players"]][0] == "Ringo"
     again = GameSession.resume(db)
     assert again.snapshot()["players"] == snap["players"]
+
+
+def _canoe_turn(seed: int):
+    """(game, index of the first turn end after a Canoe) of 2-player game ``seed``."""
+    states, moves = _game(seed=seed)
+    c = next(i for i, m in enumerate(moves) if isinstance(m, M.Canoe))
+    return states, moves, next(i for i in _turn_ends(moves) if i > c)
+
+
+def test_a_choice_between_lakes_is_offered_once_answered_after_a_restart_and_closed_by_the_next_moves(tmp_path):
+    """Game 1 (2 players): the look after the first Canoe has no lake read (W-ACT-2 puts the canoe on any lake), so
+    the tracker accepts its best guess and asks which lake it was (NeedsConfirmation), in words. The question
+    survives a restart: the resumed session answers it from the log, and the log then holds the true lake. A
+    choice is open only until the next moves come in; they close it, so the tablet never shows a pile of old
+    questions (an e2e 3p game had 16 open at once, and a tap on an old one said "confirmed" and changed nothing)."""
+    states, moves, end = _canoe_turn(1)
+    db = tmp_path / "g.sqlite"
+    s = GameSession.create(db, players=["Ann", "Bob"], seed=1)
+    ends = _turn_ends(moves)
+    for i in [i for i in ends if i < end]:
+        s.feed(_obs(states[i + 1], i))
+    look = _obs(states[end + 1], end)
+    for k in [k for k in look.readings if k.rsplit("/", 1)[1].startswith("L")]:
+        del look.readings[k]
+    events = s.feed(look) + s.feed(look)  # the first look waits for the lakes, the second asks
+    asks = [e for e in events if e.kind == "NeedsConfirmation"]
+    assert len(asks) == 1
+    snap = s.snapshot()
+    assert [a["kind"] for a in snap["alerts"]] == ["NeedsConfirmation"]
+    texts = [t for c in snap["confirmation"]["candidates"] for t in c["moves"]]
+    assert all(t.startswith(("Ann:", "Bob:")) and "(" not in t.split(":", 1)[1][:12] for t in texts), texts
+    true_lake = next(m.lake for m in moves[:end + 1][::-1] if isinstance(m, M.Canoe))
+    want = next(c["index"] for c in asks[0].candidates
+                if any(m["type"] == "canoe" and m["lake"] == true_lake for m in c["moves"]))
+    again = GameSession.resume(db)
+    again.confirm(want)
+    assert expected_readings(again.state) == expected_readings(states[end + 1])
+    assert not again.snapshot()["alerts"]
+    with pytest.raises(UserError):  # nothing left to confirm
+        again.confirm(want)
+    # unanswered, the question closes when the next moves come in
+    nxt = next(i for i in ends if i > end)
+    closed = s.feed(_obs(states[nxt + 1], nxt))
+    assert [e.alert_kind for e in closed if e.kind == "AlertCleared"] == ["NeedsConfirmation"]
+    assert not [a for a in s.snapshot()["alerts"] if a["kind"] == "NeedsConfirmation"]
