@@ -21,13 +21,15 @@ How an observation is explained (see docs/tracker.md):
    uses. Hidden things (mask cards, turtle values, which of two look-alike progress tiles was bought) stay
    unknown (``conceal``) and are named only when a move needs them, by hidden-information edits
    (``apply_edit``) stored with the moves; ``assistant.movelog`` says what a camera can tell of a move.
-3. The best node (lowest cost + score cost, then cost, then fewest moves) is accepted when its cost is below
+3. The best node (lowest cost + score cost + ``PREF_COST`` a preference step, then cost, then fewest moves; an action
+   given up is two steps) is accepted when its cost is below
    ``accept_cost`` and no disagreeing reading is confident (``alert_confidence``): one low-confidence wrong
    reading does not raise an alert. A mid-turn observation is accepted as partial progress, without the moves at
    its end that show nothing yet (``_without_unshown_tail``: a bare Mask draw may turn out a card played). When the best
    candidates differ in what the table would show and some boards were not read, the tracker waits for a later
    observation (at most ``MAX_DEFERRED_LOOKS`` looks; once for places that are never read), and that look
-   searches on from the waiting candidates; otherwise it accepts the best and emits ``NeedsConfirmation``. A few
+   searches on from the waiting candidates; otherwise it accepts the best and emits ``NeedsConfirmation`` (one
+   open at a time, until the next moves come in). A few
    sure disagreements in places the best moves do not touch (``_stubborn``: a piece put back wrong, a place the
    camera keeps misreading), or one place the moves touch read one piece off for ``MISCOUNT_LOOKS`` looks, do not
    hold the moves back: they are accepted and those places stay an alert.
