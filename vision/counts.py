@@ -28,6 +28,10 @@ DEFAULT_MODEL = "counter"
 COUNT_PX_PER_MM = 2.0  # the scale crops are read at (the synth writer's village views)
 PAD_MM = 3.0  # context around the space's bounding box
 COUNT_KIND = "resource_space"
+# A count at the most pieces of its kind the counter was trained on (the card's ``trained_max``: beavers 0-7) is a
+# lower bound, not a count: it has never seen more. Such a reading weighs at most this (e2e: 104 of 104 piles of 8
+# or 10 beavers read 7, at 0.3-0.6; a Hunt taking 7 beavers to 10 was given up, 3p s17).
+CEILING_CONFIDENCE = 0.05
 
 
 class CountRead(NamedTuple):
@@ -75,6 +79,7 @@ class Counter:
         self.size = int(card["input_px"])
         self.max_count = int(card["max_count"])
         self.pieces = dict(card.get("pieces", {}))
+        self.trained_max = {k: int(v) for k, v in card.get("trained_max", {}).items()}  # piece class -> most drawn
 
     @classmethod
     def load(cls, name: str = DEFAULT_MODEL, threads: int = 2) -> "Counter":
@@ -145,7 +150,8 @@ def counted_kinds(layout: dict, counter: "Counter") -> frozenset[str]:
     return frozenset(counter.piece_of(r) for r in count_regions(layout))
 
 
-def counted_reading(reading, read: CountRead, max_count: int, quality: float = 1.0, counted: frozenset[str] = frozenset()):
+def counted_reading(reading, read: CountRead, max_count: int, quality: float = 1.0, counted: frozenset[str] = frozenset(),
+                    ceiling: int | None = None):
     """A resource space's ``Reading`` with the detector's count of the space's own piece replaced by the counter's
     (a count of ``max_count`` or more keeps the detector's count when it is higher). Pieces of the other
     ``counted`` kinds (another resource) that the detector saw there are dropped: the counter counts every piece
@@ -153,12 +159,15 @@ def counted_reading(reading, read: CountRead, max_count: int, quality: float = 1
     already holds (3p s14: "3 corn, 4 pumpkins" on a space of 4 pumpkins, look after look). A resource put on
     the wrong space still shows, as one too many there and one too few on its own space. Other pieces (a warrior,
     a disk) stay. Confidence: the counter's, capped by the board's image quality, and by the detector's when it
-    saw other pieces there."""
+    saw other pieces there, and at most ``CEILING_CONFIDENCE`` when the count is the ``ceiling``, the most pieces of
+    its kind the counter was trained on (a lower bound)."""
     from assistant.observation import Reading, pieces
 
     key = f"{read.piece}:none"
     counts = dict(reading.value) if reading is not None else {}
     conf = min(read.confidence, quality)
+    if ceiling is not None and read.count >= ceiling:
+        conf = min(conf, CEILING_CONFIDENCE)
     if reading is not None and any(k != key for k in counts):
         conf = min(conf, reading.confidence)
     return Reading(pieces(counted_pieces(counts, read, max_count, counted, key, lambda k: k.split(":")[0])), round(float(conf), 4))

@@ -432,7 +432,8 @@ class Observer:
             kinds = counted_kinds(lay, self.counter)
             for rid, read in read_counts(view_at(COUNT_PX_PER_MM), COUNT_PX_PER_MM, lay, self.counter, visible).items():
                 key = reading_key(name, rid)
-                out[key] = counted_reading(out.get(key), read, self.counter.max_count, q, kinds)
+                out[key] = counted_reading(out.get(key), read, self.counter.max_count, q, kinds,
+                                           self.counter.trained_max.get(read.piece))
         t3 = time.perf_counter()
         self.views[name] = BoardView(name, view, r, dets, self._t)
         self.views_version += 1

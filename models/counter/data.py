@@ -17,6 +17,9 @@ import time
 import numpy as np
 
 REDRAW_MAX = 14
+# the most pieces of a class the crops are drawn with, where that is fewer than REDRAW_MAX (the card's
+# ``trained_max``: a count there is a lower bound, ``vision.counts.CEILING_CONFIDENCE``)
+TRAINED_MAX = {"beaver": REDRAW_MAX // 2}
 SIZES = ((1280, 960), (2304, 1296), (1920, 1080))  # camera images: the synth default, the e2e recordings, full HD
 
 
@@ -34,7 +37,7 @@ def scene_crops(seed: int, index: int, size_px: int) -> list[tuple[np.ndarray, i
         if rng.random() < 0.5:
             for res in p.resources:
                 p.resources[res] = int(rng.integers(0, REDRAW_MAX + 1))
-            p.beavers = int(rng.integers(0, REDRAW_MAX // 2 + 1))
+            p.beavers = int(rng.integers(0, TRAINED_MAX["beaver"] + 1))
     main, boards = WK.table_for(state, rng)
     size = SIZES[int(rng.integers(0, len(SIZES)))]
     out = S.render(boards, main, rng, size, 1.0, True)

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import UserError
+from models.counter.data import TRAINED_MAX
 
 MAX_COUNT = 12
 CROP_PX = 104  # 52 mm at 2 px/mm: a 46 mm space and 3 mm around it
@@ -178,6 +179,7 @@ def train(data: Path, out: Path, scenes: int = 3000, seed: int = 1, steps: int =
 
     card = {"format": "tablewatch-counter/1", "input_px": CROP_PX, "px_per_mm": COUNT_PX_PER_MM, "pad_mm": PAD_MM,
             "max_count": MAX_COUNT, "classes": [str(c) for c in range(MAX_COUNT)] + [f"{MAX_COUNT}+"], "pieces": PIECES,
+            "trained_max": TRAINED_MAX,
             "training": {"data": str(data), "scenes": n_scenes, "crops": int(len(x)), "train_crops": int(len(tr_idx)),
                          "val_crops": int(val.sum()), "seed": seed, "steps": steps, "batch": batch, "lr": lr,
                          "minutes": round(minutes, 1), "torch": torch.__version__},
