@@ -155,6 +155,19 @@ def test_chart_draws_one_line_per_player_and_escapes_names():
     assert "No completed year" in score_chart({}, {})
 
 
+def test_a_choice_shows_once_what_its_candidates_share_and_then_where_they_differ():
+    s = FakeSession()
+    raw = s.snapshot()
+    act = "Bob: activates Canoe (action side) at [2, 2]"
+    raw["confirmation"] = {"seq": 4, "candidates": [{"index": 0, "moves": [act, "Bob: puts a canoe on L1"]},
+                                                    {"index": 1, "moves": [act, "Bob: puts a canoe on L2"]},
+                                                    {"index": 2, "moves": [act]}]}
+    s.snapshot = lambda: raw
+    conf = [a for a in adapter.snapshot(s)["alerts"] if a["kind"] == "NeedsConfirmation"][0]
+    assert [c["text"] for c in conf["candidates"]] == ["Bob: puts a canoe on L1", "Bob: puts a canoe on L2", "nothing more"]
+    assert act in conf["message"]
+
+
 def test_adapter_normalises_confirmation_and_log_status():
     s = FakeSession()
     raw = s.snapshot()

@@ -155,6 +155,21 @@ def _changes(entry: dict) -> dict:
     return {}
 
 
+def _shared_start(cands: list) -> tuple[list[str], list]:
+    """(the move texts every candidate starts with, the candidates without them): the buttons then show only where
+    the candidates differ ("puts a canoe on L1" / "on L2" after "Bob: activates Canoe ..."); a candidate that is
+    only the shared start reads "nothing more"."""
+    lists = [c.get("moves") for c in cands if isinstance(c, dict)]
+    if len(lists) != len(cands) or len(cands) < 2 or not all(isinstance(m, list) for m in lists):
+        return [], cands
+    n = 0
+    while all(len(m) > n for m in lists) and all(str(m[n]) == str(lists[0][n]) for m in lists):
+        n += 1
+    if not n:
+        return [], cands
+    return [str(m) for m in lists[0][:n]], [{**c, "moves": c["moves"][n:] or ["nothing more"]} for c in cands]
+
+
 def _candidate(c, i: int) -> dict:
     """{"index", "text"} for one candidate explanation of a change (a text, or {"index", "moves": [texts]})."""
     if isinstance(c, dict):
@@ -214,13 +229,16 @@ def snapshot(session) -> dict:
         })
     conf = _first(raw, "confirmation")
     if isinstance(conf, dict) and conf.get("candidates"):
-        texts = [_candidate(c, i) for i, c in enumerate(conf["candidates"])]
+        shared, cands = _shared_start(conf["candidates"])
+        texts = [_candidate(c, i) for i, c in enumerate(cands)]
         target = next((a for a in alerts if a["kind"] == "NeedsConfirmation"), None)
         if target is None:
             target = {"rule": "", "message": "The camera saw a change that fits more than one move.", "fix": "",
                       "kind": "NeedsConfirmation", "candidates": []}
             alerts.append(target)
         target["candidates"] = texts
+        if shared:
+            target["message"] = f"{target['message']} After \u201c{'; '.join(shared)}\u201d, which was it?"
     status = _first(raw, "log_status")
     if isinstance(status, dict) and status.get("ok") is False:
         alerts.append({"rule": "", "kind": "LogProblem", "candidates": [],
