@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     def on_event(e):
         kind = event_kind(e)
         d = event_json(e)
-        text = d.get("text") or "; ".join(d.get("texts") or ()) or d.get("message") or d.get("move") or ""
+        text = d.get("text") or "; ".join(d.get("texts") or ()) or d.get("message") or d.get("move") or d.get("reason") or ""
         print(f"  {kind:18s} {text}")
         if kind == "MoveRecognized":
             print(f"  {'':18s} {_standings(session.snapshot())}")
