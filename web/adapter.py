@@ -165,7 +165,7 @@ def _shared_start(cands: list) -> tuple[list[str], list]:
     n = 0
     while all(len(m) > n for m in lists) and all(str(m[n]) == str(lists[0][n]) for m in lists):
         n += 1
-    if not n:
+    if not n or all(len(m) == n for m in lists):  # nothing shared, or nothing but (texts alike: leave them whole)
         return [], cands
     return [str(m) for m in lists[0][:n]], [{**c, "moves": c["moves"][n:] or ["nothing more"]} for c in cands]
 
