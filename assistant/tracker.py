@@ -992,13 +992,13 @@ class Tracker:
         accepted = [M.move_from_json(m) for m in cands[0]["moves"]]
         chosen = [M.move_from_json(m) for m in cands[index]["moves"]]
         edits = list(cands[index].get("edits", []))
-        k = len(accepted)
-        if index and self.moves[len(self.moves) - k:] != accepted:
+        tail = self.moves[len(self.moves) - len(accepted):]
+        if index and tail != accepted:
             raise IndexError("the moves of that choice are no longer the last in the log; use Undo or \"this is what "
                              "happened\" instead")
-        removed, added = (self.moves[len(self.moves) - k:], chosen) if index else ([], [])
+        removed, added = (tail, chosen) if index else ([], [])
         if index:
-            self._relog(k, chosen, edits)
+            self._relog(len(accepted), chosen, edits)
             self._rebuild()
         self._forget()
         ev: list[Event] = [Correction("confirm", [M.move_to_json(m) for m in removed], [M.move_to_json(m) for m in added],
@@ -1201,7 +1201,7 @@ class Tracker:
                 # a longer sequence cannot explain more; go deeper only to do the actions still open, and to
                 # finish the sequences that rank better than every perfect one so far (an action that changes
                 # nothing, a Tan with no beaver, done before the one that explains the table)
-                ranks = [c.pref + self._left(c) for c in perfect]
+                ranks = [c.pref + _open_actions(c.state) for c in perfect]
                 stale = 0 if ranks and (not found_perfect or min(ranks) < rank) else stale + 1
                 if stale >= self.patience:
                     break
@@ -1268,10 +1268,6 @@ class Tracker:
         return (hash(tuple(node.exp.items())), s.phase, s.current, turn, tuple(tuple(p.tracks.values()) for p in s.players),
                 tuple(len(p.turtles) for p in s.players), tuple(len(p.hand) for p in s.players),
                 tuple((tuple(p.progress), tuple(p.progress_used), p.flag) for p in s.players))
-
-    @staticmethod
-    def _left(node: _Node) -> int:
-        return _open_actions(node.state)
 
     @staticmethod
     def _skipped(st: State, move) -> int:
