@@ -61,7 +61,8 @@ from assistant.wendake.progress import available as progress_available
 from assistant.wendake.state import ANIMALS, NATIVES, RESOURCES, TRACKS, VEGETABLES, State, slot_of
 from assistant.wendake.view import (
     MASK_BOARD, SCORE_BOARDS, TRACK_MAX, ceremony_region, expected_readings, is_score_key, map_board, map_readings,
-    occupied_score_colours, pieces_within, reading_differs, score_colours, score_reading_agrees, village_board,
+    occupied_score_colours, pieces_within, progress_readings, reading_differs, score_colours, score_reading_agrees,
+    village_board,
 )
 
 SPEND = {"W-PRG-L1-10": (("leather", "fish"), 2), "W-PRG-L2-10": (("corn", "beans", "pumpkins"), 3),
@@ -455,7 +456,8 @@ class Tracker:
             self.timings.append(dt * 1000.0)
 
     def _observe(self, obs: Observation) -> list[Event]:
-        items = [(k, r.value, r.confidence) for k, r in obs.readings.items()]
+        # a village's progress spaces weigh together, as the set of tiles seen (``view.progress_readings``)
+        items = [(k, r.value, r.confidence) for k, r in {**obs.readings, **progress_readings(obs.readings)}.items()]
         self._splits = {}  # this look's and the kept looks' readings split for ``_node`` (``_split``)
         self._maps = {}  # the same looks' readings by key (``_look_maps``)
         self._aways = {}  # and their warriors outside the Homes (``_warriors_away``)

@@ -271,6 +271,22 @@ def test_a_class_that_cannot_lie_in_its_region_takes_the_likeliest_that_can():
     assert fit_classes([warrior], village.region_of, village.kind, {}, classes)[0] == warrior  # a game without data
 
 
+def test_a_detection_on_a_progress_space_is_dropped():
+    """A progress space holds a bought progress tile and no piece (W-PRG-4; calibration/pieces/wendake.json lists
+    the kind with no class): what the detector finds there is the tile's print, and it is dropped before it can
+    count as a piece or colour the board's grey tokens. A piece beside it is kept."""
+    from calibration.layout import load_builtin
+    from vision.assign import RegionIndex, fit_classes, region_pieces
+
+    classes = ["warrior_standing", "action_marker", "canoe", "fire_token"]
+    allowed = region_pieces("wendake")
+    assert allowed["progress_space"] == frozenset()
+    village = RegionIndex(load_builtin("wendake-village-1"))
+    on_tile = Piece("warrior_standing", "green", None, *village.centres["progress.2"], 10, 10, 0.8, (0.8, 0.1, 0.0, 0.0))
+    marker = Piece("action_marker", "red", None, *village.centres["slot.4"], 10, 10, 0.9, (0.0, 0.9, 0.0, 0.1))
+    assert fit_classes([on_tile, marker], village.region_of, village.kind, allowed, classes) == [marker]
+
+
 def test_score_calibration_is_measured_and_read_from_the_card(capsys):
     """``tablewatch eval scores`` prints the share of real pieces per score bin on fresh scenes; the committed card
     carries one (``score_calibration``, measured on 150 scenes) and the detector reads it between bin centres."""

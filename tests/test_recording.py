@@ -105,6 +105,9 @@ def test_render_game_writes_a_replayable_folder(tmp_path):
     assert json.loads((tmp_path / "camera.json").read_text())["image_size"] == [960, 540]
     assert truth["steps"][0]["moves"] == [] and all(s["frame"] < truth["frames"] for s in truth["steps"])
     assert R.is_done(tmp_path, opts) and not R.is_done(tmp_path, R.RecordingOptions(players=2, seed=8))
+    # the bought progress tiles are drawn unless asked not to; games cached before the option stay cached without
+    assert not R.is_done(tmp_path, R.RecordingOptions(**{**opts.__dict__, "progress_tiles": False}))
+    assert "progress_tiles" not in R.RecordingOptions(progress_tiles=False).key()
 
 
 @pytest.mark.slow

@@ -6,7 +6,9 @@ import pytest
 
 from assistant.observation import split_key, split_reading_key
 from assistant.wendake.generate import play_random_game
-from assistant.wendake.view import expected_readings, score_reading_agrees, score_stacks
+from assistant.observation import Reading
+from assistant.wendake.view import (PROGRESS_REGION, expected_readings, progress_readings, progress_tile_key,
+                                    score_reading_agrees, score_stacks)
 
 
 def _states(players, seed, every=37):
@@ -60,8 +62,8 @@ def test_keys_match_layouts_and_renderer_conventions():
         ids = {r["id"] for r in load_builtin(board)["regions"]}
         for key in exp:
             b, region, _ = split_reading_key(key)
-            if b == board:
-                assert region in ids, key
+            if b == board:  # the progress spaces are read together, as one set (``progress_readings``)
+                assert region in ids or (region == PROGRESS_REGION and "progress.1" in ids), key
     # every map region is read; score spaces: exactly one top disk per occupied space
     map_ids = {r["id"] for r in load_builtin("wendake-map-4p")["regions"]}
     assert {split_reading_key(k)[1] for k in exp if k.startswith("wendake-map-4p/")} == map_ids
@@ -90,8 +92,13 @@ def test_mirrors_synthetic_renderer():
     from models.synth.wendake import table_for
 
     state = _states(3, 9)[-2]
-    _, boards = table_for(state, np.random.default_rng(0), extras=False)
+    assert any(p.progress for p in state.players) and any(p.progress_used for p in state.players)
+    _, boards = table_for(state, np.random.default_rng(0), extras=False, progress_tiles=True)
     exp = expected_readings(state)
+    for spec in boards:  # the bought tiles drawn on the progress spaces, as a set by level and side
+        drawn = Counter(progress_tile_key(f"{t['tile']}:{t['side']}") for t in spec.tiles if t["slot"].startswith("progress."))
+        if spec.name.startswith("wendake-village"):
+            assert dict(exp[f"{spec.name}/{PROGRESS_REGION}"]) == dict(drawn), spec.name
     for spec in boards:
         per_region = {}
         for piece in spec.pieces:
@@ -106,7 +113,30 @@ def test_mirrors_synthetic_renderer():
             else:
                 assert dict(value) == dict(counts), key
         for key, value in exp.items():  # a region the renderer leaves empty reads empty
-            if not key.startswith(spec.name + "/") or "#tile" in key:
+            if not key.startswith(spec.name + "/") or "#tile" in key or key.endswith("/" + PROGRESS_REGION):
                 continue
             if key not in per_region:
                 assert value == (), key
+
+
+def test_the_progress_spaces_are_read_as_one_set_of_tiles_by_level_and_side():
+    """No text says which progress space a bought tile takes (W-PRG-4), so the reads of a village's spaces count as
+    a set: the same tiles on other spaces agree. Face down (used this year, W-PRG-3) is another side. Its
+    confidence is the least level-and-side margin of the spaces; a village with a space not read gets none."""
+    state = _states(3, 9)[-2]
+    p = next(i for i, pl in enumerate(state.players) if pl.progress_used)
+    pl, vb = state.players[p], f"wendake-village-{p + 1}"
+    reads = {f"{vb}/progress.{k}#tile": Reading(None, 0.9) for k in range(1, 7)}
+    for k, tile in zip((6, 2, 4, 5, 1, 3), pl.progress):  # any spaces, any order
+        reads[f"{vb}/progress.{k}#tile"] = Reading(tile[:2] + ":back" if tile in pl.progress_used else tile + ":front", 0.8)
+    got = progress_readings(reads)
+    assert got[f"{vb}/{PROGRESS_REGION}"] == Reading(expected_readings(state)[f"{vb}/{PROGRESS_REGION}"], 0.8)
+    # a name read weakly, between two tiles of its own level, is still sure of the level and the side
+    first = next(k for k in range(1, 7) if reads[f"{vb}/progress.{k}#tile"].value)
+    value = reads[f"{vb}/progress.{first}#tile"].value
+    reads[f"{vb}/progress.{first}#tile"] = Reading(value, 0.05, ((value[:2] + "-99:" + value.split(":")[1], 0.05), (None, 0.4)))
+    assert progress_readings(reads)[f"{vb}/{PROGRESS_REGION}"].confidence == 0.4
+    del reads[f"{vb}/progress.{first}#tile"]
+    assert progress_readings(reads) == {}
+    assert progress_tile_key("P2-04:front") == "progress_tile:P2:front" and progress_tile_key("P3:back") == "progress_tile:P3:back"
+    assert progress_tile_key("P2-04", face_down=True) == "progress_tile:P2:back" and progress_tile_key(None) is None

@@ -138,7 +138,9 @@ def region_pieces(game: str | None) -> dict[str, frozenset[str]]:
 def fit_classes(detections, region_of, kind_of: dict, allowed: dict, classes: list[str]) -> list:
     """Detections whose class cannot lie in the region they stand in (a "standing warrior" on a tile slot, a
     "canoe" among a Home's guards) take the likeliest class that can, from their ``class_scores``; their score
-    becomes that class's, so an unlikely fit ends as a near miss. Detections elsewhere are unchanged."""
+    becomes that class's, so an unlikely fit ends as a near miss. Detections in a region whose kind holds no piece
+    at all (listed with no class: a progress space, where a tile's print is all there is) are dropped. Detections
+    elsewhere are unchanged."""
     from dataclasses import replace
 
     if not allowed:
@@ -146,6 +148,8 @@ def fit_classes(detections, region_of, kind_of: dict, allowed: dict, classes: li
     out = []
     for p in detections:
         ok = allowed.get(kind_of.get(region_of(p.x_mm, p.y_mm)))
+        if ok is not None and not ok:
+            continue
         if ok and p.cls not in ok and p.class_scores:
             k = max((i for i, c in enumerate(classes) if c in ok), key=lambda i: p.class_scores[i], default=None)
             if k is not None:

@@ -49,6 +49,8 @@ def add_parser(sub) -> None:
     p.add_argument("--workers", type=int, default=2, help="rendering processes, and --looks-only processes (default 2)")
     p.add_argument("--max-states", type=int, help="render only the first N table changes of each game (quick runs)")
     p.add_argument("--render-only", action="store_true", help="render, do not replay")
+    p.add_argument("--no-progress-tiles", action="store_true", help="draw no bought progress tiles on the villages "
+                   "(the games rendered before they were drawn, as cached; a real table has them)")
     p.add_argument("--tracker-only", action="store_true", help="replay the looks the last full run saved in each game "
                    "folder (looks.jsonl) through the tracker alone: minutes instead of hours, for work on assistant/; "
                    "after a change to vision/ or models/, run without it or with --looks-only first")
@@ -121,8 +123,9 @@ def run_e2e(args) -> int:
     from models.synth.recording import game_options, render_games
 
     out = Path(args.out).expanduser()
-    opts = game_options(args.games, args.seed, max_states=args.max_states)
-    opts += game_options(args.injected_games, args.seed + 1000, inject_rate=args.inject_rate, max_states=args.max_states)
+    kw = {"max_states": args.max_states, "progress_tiles": not args.no_progress_tiles}
+    opts = game_options(args.games, args.seed, **kw)
+    opts += game_options(args.injected_games, args.seed + 1000, inject_rate=args.inject_rate, **kw)
     folders = render_games(out, opts, workers=args.workers)
     if args.render_only:
         print(f"{len(folders)} games rendered under {out}")

@@ -15,9 +15,13 @@ Boards and readings (every region below is read; an empty region reads as the em
   ``fire_token:none`` on the Sacred Fire tile; ``sage.N`` (N = 1..4) -> ``action_marker:<c>`` for the markers still
   on the Sages area (the first ``sages`` spaces); ``slot.K#tile`` -> ``"<tile id>:<side>"`` or None (an empty slot
   during the restore); ``resource.<name>`` -> ``<name>:none`` counts, ``resource.beavers`` -> ``beaver:none``.
-  Not here: ``progress.N#tile`` (the camera reads a progress space's tile, ``vision.tiles``, but the recordings
-  draw none yet and no text says which space a bought tile takes; readings absent here are not weighed), the
-  swap token (it lies in no region).
+  ``progress`` -> the player's bought progress tiles as a set, by level and side: ``progress_tile:P1:front``
+  (face up) or ``progress_tile:P2:back`` (used this year, face down: W-PRG-3). No text says which progress space a
+  bought tile takes (W-PRG-4 only keeps them), so the camera's reads of the spaces (``progress.N#tile``,
+  ``vision.tiles``) are compared as a set, whatever their order: ``progress_readings`` gathers them into this one
+  reading. A player with more tiles than the board has spaces has no ``progress`` reading (where the others lie
+  is unknown). Which tile of a level it is does not weigh: the name is a few blurred glyphs, and look-alike twins
+  are hidden information to the tracker. Not here: the swap token (it lies in no region).
 * ``wendake-scores-a`` holds pair 0 of ``state.pairs``, ``wendake-scores-b`` pair 1; row ``upper`` is the pair's
   first track, ``lower`` its second. ``upper.V`` (V = 0..25, values clamped) -> ``tribe_disk:<c>`` of the **top**
   disk only. Disks on one space stack; the renderer stacks them in turn order (the last player in turn order on
@@ -39,7 +43,9 @@ restore are not readings.
 
 from __future__ import annotations
 
-from assistant.observation import Pieces, pieces, reading_key
+from collections import Counter
+
+from assistant.observation import Pieces, Reading, pieces, reading_key
 
 SCORE_BOARDS = ("wendake-scores-a", "wendake-scores-b")
 AMBIGUOUS_BOARDS = SCORE_BOARDS
@@ -182,6 +188,8 @@ class _Keys:
         self.map_name = map_name
         self.map_ids = _layout_regions(map_name)
         self.villages = [village_board(p) for p in range(n)]
+        self.progress_spaces = len(progress_spaces(self.villages[0])) if self.villages else 0
+        self.progress_sets: dict[tuple, Pieces] = {}  # (tiles bought, tiles used) -> the ``progress`` reading
 
 
 _KEYS: dict[tuple, _Keys] = {}
@@ -244,7 +252,66 @@ def village_readings(state, players=None) -> dict[str, object]:
         for res, k in ps.resources.items():
             out[f"{vb}/resource.{res}"] = ((f"{res}:none", k),) if k > 0 else ()
         out[f"{vb}/resource.beavers"] = (("beaver:none", ps.beavers),) if ps.beavers > 0 else ()
+        if ps.progress and len(ps.progress) <= K.progress_spaces:
+            bought = (tuple(ps.progress), tuple(ps.progress_used))
+            value = K.progress_sets.get(bought)
+            if value is None:
+                value = K.progress_sets[bought] = pieces(Counter(progress_tile_key(t, t in ps.progress_used) for t in ps.progress))
+            out[f"{vb}/{PROGRESS_REGION}"] = value
+        elif not ps.progress:
+            out[f"{vb}/{PROGRESS_REGION}"] = ()
     return out
+
+
+PROGRESS_REGION = "progress"  # a village's progress spaces, read together (``progress_readings``)
+
+
+def progress_tile_key(tile: str | None, face_down: bool = False) -> str | None:
+    """The piece key of a progress tile as the camera tells it apart: its level and side (``"P2-04"`` ->
+    ``"progress_tile:P2:front"``; a tile read face down, ``"P2:back"``, or used this year -> ``...:back``); None for
+    a bare space."""
+    if tile is None:
+        return None
+    level, _, side = tile.partition(":")
+    side = "back" if face_down else (side or "front")
+    return f"progress_tile:{level[:2]}:{side}"
+
+
+def progress_spaces(board: str) -> list[str]:
+    """The progress-space region ids of a village layout (``progress.1`` ...), in order."""
+    return sorted((r for r in _layout_regions(board) or () if r.startswith(PROGRESS_REGION + ".")),
+                  key=lambda r: int(r.split(".")[1]))
+
+
+def progress_readings(readings: dict[str, Reading]) -> dict[str, Reading]:
+    """The ``<village>/progress`` readings made of the tile reads of each village's progress spaces: the tiles
+    seen, by level and side (``progress_tile_key``), as piece counts. Only villages whose every space was read
+    get one (a hand over a space leaves the set unknown). Its confidence is the least of the spaces' level-and-side
+    confidences: a space's read margin, or the margin of its first runner-up of another level or side, when the
+    best only led tiles of its own level and side (``Reading.others``; a runner-up not listed is at least
+    ``OTHERS_WITHIN`` behind)."""
+    by_board: dict[str, list[tuple[str, Reading]]] = {}
+    for key, r in readings.items():
+        board, _, rest = key.partition("/")
+        if rest.startswith(PROGRESS_REGION + ".") and rest.endswith("#tile"):
+            by_board.setdefault(board, []).append((rest[:-len("#tile")], r))
+    out = {}
+    for board, reads in by_board.items():
+        if {region for region, _ in reads} != set(progress_spaces(board)):
+            continue
+        seen: Counter = Counter()
+        conf = 1.0
+        for _, r in reads:
+            mine = progress_tile_key(r.value)
+            if mine is not None:
+                seen[mine] += 1
+            other = [m for v, m in r.others if progress_tile_key(v) != mine]
+            conf = min(conf, other[0] if other else max(r.confidence, OTHERS_WITHIN))
+        out[f"{board}/{PROGRESS_REGION}"] = Reading(pieces(seen), round(conf, 4))
+    return out
+
+
+OTHERS_WITHIN = 0.5  # ``vision.tiles.OTHERS_WITHIN``: the runner-ups a tile read lists are those less behind than this
 
 
 def score_readings(state) -> dict[str, object]:

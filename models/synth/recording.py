@@ -14,6 +14,9 @@ colour temperature, table texture, piece colours. Pieces keep their spot while t
 table (``hand_rate``; sometimes held still for 0.35 s, which only the hand test can reject), then the settled
 table twice, 0.15 s and 0.55 s later (the pipeline reads it once it has been still for 300 ms).
 
+Each player's bought progress tiles lie on their village's progress spaces (``progress_tiles``, on by default; a
+Trade's purchase and a tile's use show there too, W-PRG-3/4).
+
 Injected illegal changes (``inject_rate``, kinds in ``INJECT_KINDS``): the illegal table is shown settled, then put
 back to the position before it, then the game goes on. Kinds: ``line`` (an action marker outside any legal line,
 W-LINE-2), ``river`` (a guard moved to a territory it cannot reach in one step: across a river or lake, W-TERM-2 /
@@ -53,11 +56,16 @@ class RecordingOptions:
     max_states: int | None = None  # stop after this many rendered table changes (short tests)
     jpeg_quality: int = 92
     noise_sigma: float = 1.5
+    # draw the bought progress tiles on the villages (``models.synth.wendake.bought_tiles``), as a real table has them;
+    # off: the recordings made before they were drawn
+    progress_tiles: bool = True
 
     def key(self) -> dict:
         d = dict(self.__dict__)
         d["size"] = list(self.size)
         d["inject_kinds"] = list(self.inject_kinds)
+        if not self.progress_tiles:  # games rendered without them before the option existed stay cached
+            del d["progress_tiles"]
         return d
 
 
@@ -257,7 +265,7 @@ def _applied(state, move):
     return s
 
 
-def illegal_variant(kind: str, before, move, after, rng):
+def illegal_variant(kind: str, before, move, after, rng, progress_tiles: bool = False):
     """(illegal table state, record) for an injected change of ``kind`` at this move, or None when it does not fit."""
     from assistant.wendake import moves as M
 
@@ -299,7 +307,7 @@ def illegal_variant(kind: str, before, move, after, rng):
                 want = ("W-MOV", "W-TERM") if kind == "river" else ("W-FIGHT",)
                 if vs and all(not v.rule.startswith("W-TURN") for v in vs) and any(v.rule.startswith(want) for v in vs):
                     bad = _applied(before, cand)
-                    if bad is not None and table_signature_state(bad) != table_signature_state(before):
+                    if bad is not None and table_signature_state(bad, progress_tiles) != table_signature_state(before, progress_tiles):
                         return bad, {"kind": kind, "rules": sorted({v.rule for v in vs}), "move": _mj(cand)}
         return None
     return None
@@ -311,10 +319,10 @@ def _mj(move) -> dict:
     return move_to_json(move)
 
 
-def table_signature_state(state) -> tuple:
+def table_signature_state(state, progress_tiles: bool = False) -> tuple:
     from models.synth import wendake as WK
 
-    _, boards = WK.table_for(state, np.random.default_rng(0), extras=False)
+    _, boards = WK.table_for(state, np.random.default_rng(0), extras=False, progress_tiles=progress_tiles)
     return table_signature(boards)
 
 
@@ -365,7 +373,8 @@ def _render_state(state, look: _Look, placer: Placer, opts: RecordingOptions, k:
     from models.synth import scene as S
     from models.synth import wendake as WK
 
-    main, boards = WK.table_for(state, np.random.default_rng([opts.seed, k, 7]), extras=False)
+    main, boards = WK.table_for(state, np.random.default_rng([opts.seed, k, 7]), extras=False,
+                                progress_tiles=opts.progress_tiles)
     placer.place(boards)
     out = S.render(boards, main, np.random.default_rng([opts.seed, 99]), opts.size, 1.0, effects_on=False, fixed=look.fixed)
     img = fx.apply_light(out["image"], look.light, look.gains, look.exposure)
@@ -431,7 +440,7 @@ def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
     state = initial.copy()
     first = show(state, False)
     steps.append({"frame": first, "moves": [], "injected": None})
-    shown_sig = table_signature_state(state)
+    shown_sig = table_signature_state(state, opts.progress_tiles)
     pending: list[int] = []
     from assistant.wendake import rules
 
@@ -439,14 +448,14 @@ def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
         before = state.copy()
         rules.apply(state, move)
         pending.append(i)
-        sig = table_signature_state(state)
+        sig = table_signature_state(state, opts.progress_tiles)
         if sig == shown_sig:
             continue
         if opts.inject_rate > 0 and rng.random() < opts.inject_rate and len(pending) == 1:
             kinds = list(opts.inject_kinds)
             rng.shuffle(kinds)
             for kind in kinds:
-                got = illegal_variant(kind, before, move, state, rng)
+                got = illegal_variant(kind, before, move, state, rng, opts.progress_tiles)
                 if got is None:
                     continue
                 bad, rec = got
