@@ -60,7 +60,7 @@ from assistant.wendake.progress import ALLIANCE, ANYTIME, DISCOUNT, MOVE_STEPS, 
 from assistant.wendake.progress import available as progress_available
 from assistant.wendake.state import ANIMALS, NATIVES, RESOURCES, TRACKS, VEGETABLES, State, slot_of
 from assistant.wendake.view import (
-    MASK_BOARD, SCORE_BOARDS, TRACK_MAX, ceremony_region, expected_readings, is_score_key, map_board, map_readings,
+    MASK_BOARD, PROGRESS_REGION, SCORE_BOARDS, TRACK_MAX, ceremony_region, expected_readings, is_score_key, map_board, map_readings,
     occupied_score_colours, pieces_within, progress_readings, reading_differs, score_colours, score_reading_agrees,
     village_board,
 )
@@ -2357,10 +2357,11 @@ def _fmt(v) -> str:
 
 def _put_back(key: str, expected, seen) -> dict:
     board, region, tile = split_reading_key(key)
-    what = "the tile" if tile else "the pieces"
+    fix = "put the tile back" if tile else "turn or put the tiles back on its progress spaces" \
+        if region == PROGRESS_REGION else "put the pieces back"
     return {"key": key, "board": board, "region": region + ("#tile" if tile else ""),
             "expected": _json_value(expected), "seen": _json_value(seen),
-            "text": f"{board} {region}{' tile' if tile else ''}: should hold {_fmt(expected)}, holds {_fmt(seen)} (put {what} back)"}
+            "text": f"{board} {region}{' tile' if tile else ''}: should hold {_fmt(expected)}, holds {_fmt(seen)} ({fix})"}
 
 
 def _json_value(v):
