@@ -1704,8 +1704,11 @@ class Tracker:
                 moves = [M.UseProgress(tile, steps=steps) for steps in
                          self._step_search(named, MOVE_STEPS[rule], items, lambda steps, t=tile: M.UseProgress(t, steps=steps))]
             elif rule == "W-PRG-L1-3":
+                # Free order shows only as the tile turned face down (``view.progress_readings``); unseen, it is
+                # tried only where it could change what the turn does
                 t = st.turn
-                if t.placed == "tile" and not t.free_order and len(t.pending) - t.cursor > 1:
+                if f"{vb}/{PROGRESS_REGION}" in open_keys or (
+                        t.placed == "tile" and not t.free_order and len(t.pending) - t.cursor > 1):
                     moves = [M.UseProgress(tile)]
                     pref += 2
             elif rule == "W-PRG-L1-9":

@@ -1293,3 +1293,21 @@ def test_a_purchase_is_told_from_points_by_the_tile_on_the_village():
             if checked >= 4:
                 return
     assert checked >= 2
+
+
+def test_free_order_used_with_nothing_to_reorder_shows_as_its_tile_turned_face_down():
+    """Free order (W-PRG-L1-3) changes nothing on the table but its tile, turned face down when used (W-PRG-3). A
+    player may use it at any time, even with no actions to reorder (e2e 2p s19: a TableOutOfSync when it was tried
+    only with two or more actions pending): the tile read face down is explained by the use."""
+    st = _turn_start_with_outpost(2, 3)
+    p = st.current
+    for row in st.progress_rows.values():
+        if "P1-03" in row:
+            row.remove("P1-03")
+    st.players[p].progress.append("P1-03")
+    truth = st.copy()
+    rules.apply(truth, M.UseProgress("P1-03"))
+    tracker = Tracker(st.copy())
+    events = tracker.observe(observation(truth, frame=1))
+    assert not any(isinstance(e, ALERTS) for e in events), events
+    assert tracker.moves == [M.UseProgress("P1-03")]
