@@ -1054,18 +1054,24 @@ def test_an_action_whose_pile_reads_unchanged_only_loosely_is_done_not_given_up(
     assert isinstance(tracker.moves[-1], type(moves[end + 1]))  # the turn after it is in either way
 
 
+def _turn_start_owning(tile: str):
+    """``_turn_start_with_outpost(2, 3)`` with the current player owning the progress tile ``tile``, taken from its row."""
+    st = _turn_start_with_outpost(2, 3)
+    for row in st.progress_rows.values():
+        if tile in row:
+            row.remove(tile)
+    st.players[st.current].progress.append(tile)
+    return st
+
+
 def test_a_count_read_loosely_one_piece_off_moves_nothing():
     """A resource space counted with a margin under 0.1 (``LOOSE_COUNT_CONFIDENCE``) is right less than half the
     time, and within one piece nearly always: one piece off, it agrees. It made a progress tile take a fish that
     never came (W-PRG-L1-9, e2e 2p s13: a pile of 9 read 10 at 0.06). Two pieces off it still differs: read at 0.09,
     more than the use's preference step weighs (``PREF_COST``), the tile gives the fish. (The tile turned face down
     would show it too: here the progress spaces are not read.)"""
-    st = _turn_start_with_outpost(2, 3)
+    st = _turn_start_owning("P1-09")
     p = st.current
-    for row in st.progress_rows.values():
-        if "P1-09" in row:
-            row.remove("P1-09")
-    st.players[p].progress.append("P1-09")
     key = f"{village_board(p)}/resource.fish"
     n = st.players[p].resources["fish"]
     for extra, moved in ((1, False), (2, True)):
@@ -1299,12 +1305,8 @@ def test_free_order_used_with_nothing_to_reorder_shows_as_its_tile_turned_face_d
     """Free order (W-PRG-L1-3) changes nothing on the table but its tile, turned face down when used (W-PRG-3). A
     player may use it at any time, even with no actions to reorder (e2e 2p s19: a TableOutOfSync when it was tried
     only with two or more actions pending): the tile read face down is explained by the use."""
-    st = _turn_start_with_outpost(2, 3)
+    st = _turn_start_owning("P1-03")
     p = st.current
-    for row in st.progress_rows.values():
-        if "P1-03" in row:
-            row.remove("P1-03")
-    st.players[p].progress.append("P1-03")
     truth = st.copy()
     rules.apply(truth, M.UseProgress("P1-03"))
     tracker = Tracker(st.copy())
