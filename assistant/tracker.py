@@ -1732,6 +1732,11 @@ class Tracker:
                 k = min(3, len(gives), len(gets))
                 if k:
                     moves = [M.UseProgress(tile, exchanges=tuple(zip(gives[:k], gets[:k])))]
+                elif f"{vb}/{PROGRESS_REGION}" in open_keys:  # exchanges that cancel out: only the tile shows
+                    r = next((r for r in RESOURCES if have[r] > 0), None)
+                    if r is not None:
+                        s = next(x for x in RESOURCES if x != r)
+                        moves = [M.UseProgress(tile, exchanges=((r, s), (s, r)))]
             elif rule == "W-PRG-L3-4":
                 moves = [M.UseProgress(tile, natives=(k,)) for k in NATIVES if player.long_house[k] > 0]
             elif rule == "W-PRG-L3-7":
