@@ -1688,6 +1688,7 @@ class Tracker:
                 seen[r] = dict(v).get(f"{r}:none", 0)
         have = player.resources
         down = [r for r in RESOURCES if seen.get(r, -1) < have[r]]  # spent, or not read
+        turned = f"{vb}/{PROGRESS_REGION}" in open_keys  # the tiles read differ: one may have been turned face down
         out = []
         for tile, edit in self._tiles_for(st, p, ANYTIME):
             rule = self.ed.progress[tile].rule
@@ -1707,8 +1708,7 @@ class Tracker:
                 # Free order shows only as the tile turned face down (``view.progress_readings``); unseen, it is
                 # tried only where it could change what the turn does
                 t = st.turn
-                if f"{vb}/{PROGRESS_REGION}" in open_keys or (
-                        t.placed == "tile" and not t.free_order and len(t.pending) - t.cursor > 1):
+                if turned or (t.placed == "tile" and not t.free_order and len(t.pending) - t.cursor > 1):
                     moves = [M.UseProgress(tile)]
                     pref += 2
             elif rule == "W-PRG-L1-9":
@@ -1732,7 +1732,7 @@ class Tracker:
                 k = min(3, len(gives), len(gets))
                 if k:
                     moves = [M.UseProgress(tile, exchanges=tuple(zip(gives[:k], gets[:k])))]
-                elif f"{vb}/{PROGRESS_REGION}" in open_keys:  # exchanges that cancel out: only the tile shows
+                elif turned:  # exchanges that cancel out: only the tile shows
                     r = next((r for r in RESOURCES if have[r] > 0), None)
                     if r is not None:
                         s = next(x for x in RESOURCES if x != r)

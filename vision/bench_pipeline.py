@@ -34,12 +34,12 @@ def _frames(players: int, seed: int, size):
     a = initial.copy()
     img_a, _ = R._render_state(a, look, placer, opts, 0)
     b = a.copy()
-    sig = R.table_signature_state(a)
+    sig = R.table_signature_state(a, opts.progress_tiles)
     used = []
     for m in moves:
         rules.apply(b, m)
         used.append(m)
-        if R.table_signature_state(b) != sig:
+        if R.table_signature_state(b, opts.progress_tiles) != sig:
             break
     img_b, _ = R._render_state(b, look, placer, opts, 1)
     return initial, used, img_a, img_b, look.fixed["camera"], sorted(WK.layouts(players))

@@ -252,14 +252,12 @@ def village_readings(state, players=None) -> dict[str, object]:
         for res, k in ps.resources.items():
             out[f"{vb}/resource.{res}"] = ((f"{res}:none", k),) if k > 0 else ()
         out[f"{vb}/resource.beavers"] = (("beaver:none", ps.beavers),) if ps.beavers > 0 else ()
-        if ps.progress and len(ps.progress) <= K.progress_spaces:
+        if len(ps.progress) <= K.progress_spaces:
             bought = (tuple(ps.progress), tuple(ps.progress_used))
             value = K.progress_sets.get(bought)
             if value is None:
                 value = K.progress_sets[bought] = pieces(Counter(progress_tile_key(t, t in ps.progress_used) for t in ps.progress))
             out[f"{vb}/{PROGRESS_REGION}"] = value
-        elif not ps.progress:
-            out[f"{vb}/{PROGRESS_REGION}"] = ()
     return out
 
 
