@@ -67,6 +67,9 @@ from assistant.wendake.view import (
 
 SPEND = {"W-PRG-L1-10": (("leather", "fish"), 2), "W-PRG-L2-10": (("corn", "beans", "pumpkins"), 3),
          "W-PRG-L3-10": (RESOURCES, 5)}  # resources for points: which, and how many at most
+# Mask tiles whose use changes only hidden things (hands, piles) and shows as the tile turned face down
+# (``_hidden_mask_uses``): Draw two, Recall, Wild, Phantom card
+HIDDEN_MASK_USES = {"W-PRG-L1-5", "W-PRG-L2-5", "W-PRG-L2-6", "W-PRG-L3-6"}
 MAX_DEFERRED_LOOKS = 4  # looks in a row a choice waits for a board under a hand (``_observe``)
 STUBBORN_MAX = 2  # sure disagreements in places the moves do not touch that still let the moves in (``_stubborn``)
 MISCOUNT_LOOKS = 3  # looks in a row a place the moves touch must show the same one-piece miscount (``_stubborn``)
@@ -259,7 +262,9 @@ def apply_edit(state: State, edit: dict, ed=None) -> None:
     * ``{"op": "flag", "player": p, "flag": f}``: p's Alliance flag was ``f``, not the one assumed;
     * ``{"op": "swap_tiles", "player": p, "a": i, "b": j}``: the tiles in p's grid slots i and j (row 0, both
       without this year's marker) are the other way round: a Restore's new row whose faces were not read was
-      laid out in a guessed order (W-RES-4), and the actions of a tile activated there name it.
+      laid out in a guessed order (W-RES-4), and the actions of a tile activated there name it;
+    * ``{"op": "several", "edits": [edit, ...]}``: these edits in turn (a twin's tile named and the hands of its
+      Mask Ceremony's play).
     """
     ed = ed or load_edition()
     op = edit.get("op")
@@ -269,6 +274,9 @@ def apply_edit(state: State, edit: dict, ed=None) -> None:
             raise ValueError("a hands edit must keep every hand's size")
         for pl, h in zip(state.players, hands):
             pl.hand = list(h)
+    elif op == "several":
+        for e in edit["edits"]:
+            apply_edit(state, e, ed)
     elif op == "swap_progress":
         p = state.players[edit["player"]]
         give, take, holder = edit["give"], edit["take"], edit["holder"]
@@ -1364,12 +1372,18 @@ class Tracker:
             out.append((best, 0, None))
             for tiles, edit in self._use_sets(st, p, TRIGGERED["military"]):
                 out.append((M.Military(best.turtles, tiles), 1, edit))
+        turned = f"{vb}/{PROGRESS_REGION}" in open_keys  # the tiles read differ: one may have been turned face down
         if "mask" in pending_kinds:
             out += self._mask_candidates(st, p, by_key)
+            if turned:
+                out += self._hidden_mask_uses(st, p, by_key)
         if "move" in pending_kinds:
             out += [(m, 0, None) for m in self._move_candidates(node, items)]
         if "trade" in pending_kinds:
             out += self._trade_candidates(node, items, pending_kinds)
+            if turned:  # Extra exchange (W-PRG-L1-8) used with no exchange made: only its tile shows, turned face
+                # down (slow test games 4p s108, 3p s110)
+                out += [(M.Trade(use=use), 1, e) for use, e in self._use_sets(st, p, {"W-PRG-L1-8"})]
         if st.players[p].progress:
             out += self._use_progress_candidates(node, items, by_key, open_keys)
         return out
@@ -1630,11 +1644,101 @@ class Tracker:
                                     {"op": "hands", "hands": hands}))
         return out
 
-    def _label_hands(self, st: State, p: int, source: str, pattern) -> tuple | None:
+    def _hidden_mask_uses(self, st: State, p: int, by_key) -> list:
+        """Mask Ceremonies with the tiles whose use changes only hidden things (hands, piles) and shows as the
+        tile turned face down: Draw two (W-PRG-L1-5), Recall (L2-5), Wild (L2-6), Phantom card (L3-6), alone
+        or with p's other Mask tiles (L1-6, L3-5), as many of each level as the progress set read shows newly
+        face down. One legal ceremony of each kind stands for all: Draw two discards an unknown card; Recall
+        takes back the first played card under the one-card option (else all come back) and may play them;
+        Wild counts a card as its own type; the Phantom card stands for one card of the space's pattern. One
+        tile p owns only as an unseen twin may be among them, named by an edit (``_tiles_for``)."""
+        player = st.players[p]
+        seen = by_key.get(f"{village_board(p)}/{PROGRESS_REGION}")
+        if not isinstance(seen, tuple):
+            return []
+        turned = Counter({k.split(":")[1]: n for k, n in seen if k.endswith(":back")})
+        turned.subtract(t[:2] for t in player.progress_used)
+        turned = +turned  # levels with more tiles face down than the state has
+        if not turned:
+            return []
+        own, rules_had = [], set()
+        for t in dict.fromkeys(player.progress):
+            rule = self.ed.progress[t].rule
+            if rule in TRIGGERED["mask"] and rule not in rules_had and progress_available(player, t):
+                rules_had.add(rule)
+                own.append(t)
+        combos = [combo for k in range(len(own) + 1) for combo in itertools.combinations(own, k)]
+        sets = [(combo, None) for combo in combos if combo]
+        sets += [(combo + (t,), e) for t, e in self._tiles_for(st, p, TRIGGERED["mask"]) if e is not None
+                 for combo in combos if e["give"] not in combo]
+        out = []
+        for use, edit in sets:
+            rs = {self.ed.progress[t].rule for t in use}
+            if not rs & HIDDEN_MASK_USES or Counter(t[:2] for t in use) - turned:
+                continue
+            out += self._mask_ceremonies_using(st, p, use, rs, edit, by_key)
+        return out
+
+    def _mask_ceremonies_using(self, st: State, p: int, use: tuple, rs: set, edit, by_key) -> list:
+        """(move, preference, edit) for ``_hidden_mask_uses``: Mask Ceremonies flipping the tiles ``use`` (rules
+        ``rs``), a draw alone and a play on each space the mask board may show p's disk on."""
+        player = st.players[p]
+        disk = f"tribe_disk:{player.colour}"
+        spaces = []
+        for sid, space in self.ed.mask_spaces.items():
+            v = by_key.get(f"{MASK_BOARD}/{ceremony_region(sid)}", "absent")
+            free = st.mask_space_holder(sid) is None
+            if (free or "W-PRG-L1-6" in rs) and (v == "absent" or (isinstance(v, tuple) and disk in dict(v))):
+                spaces.append(space)
+        kinds = sorted({c.mask for c in self.ed.mask_cards.values()})
+        out = []
+        for source, pref in (("deck", 1), ("discard", 2)):
+            pile = st.mask_deck if source == "deck" else st.mask_discard
+            if not pile and not (source == "deck" and st.mask_discard):
+                continue
+            base = M.MaskCeremony(source, use=use)
+            recalled: list = []
+            if "W-PRG-L1-5" in rs:  # the second draw: the deck, refilled from the discard pile if need be
+                if len(st.mask_deck) + len(st.mask_discard) < 2:
+                    continue
+                base = replace(base, source2="deck")
+            if "W-PRG-L2-5" in rs:
+                played = [c for c in player.played if c is not None]
+                recalled = played[:1] if st.options.recall_one_card else played
+                if st.options.recall_one_card and played:
+                    base = replace(base, recall=played[0])
+            if not rs & {"W-PRG-L2-6", "W-PRG-L3-6"}:  # Wild and Phantom are for a play
+                out.append((base, pref + 1, edit))
+            for space in spaces:
+                patterns = [space.pattern]
+                if "W-PRG-L3-6" in rs:  # the imagined card takes one place of the pattern
+                    patterns = [tuple(sorted((g - (i == j) for i, g in enumerate(space.pattern) if g - (i == j) > 0),
+                                             reverse=True)) for j in range(len(space.pattern))]
+                for pattern in dict.fromkeys(patterns):
+                    plan = self._label_hands(st, p, source, pattern, recalled)
+                    if plan is None:
+                        continue
+                    card, cards, hands = plan
+                    move = replace(base, card=card, space=space.id, cards=cards)
+                    types = [self.ed.mask_cards[c].mask for c in cards]
+                    if "W-PRG-L2-6" in rs:
+                        move = replace(move, wild=cards[0], wild_as=types[0])
+                    if "W-PRG-L3-6" in rs:
+                        move = replace(move, phantom=next((k for k in kinds if tuple(sorted(
+                            Counter(types + [k]).values(), reverse=True)) == space.pattern), None))
+                        if move.phantom is None:
+                            continue
+                    hands_edit = {"op": "hands", "hands": hands}
+                    out.append((move, pref + 1, hands_edit if edit is None else {"op": "several", "edits": [edit, hands_edit]}))
+                    break
+        return out
+
+    def _label_hands(self, st: State, p: int, source: str, pattern, recalled=()) -> tuple | None:
         """(card drawn, cards played, every player's relabelled hand) for a play of ``pattern`` by p after a
         draw from ``source``, or None. Hands are hidden: every card in a hand becomes unknown again, and p's
         hand names just the cards played, chosen among the cards whose place is unknown, from the mask types
-        with the most such cards."""
+        with the most such cards. ``recalled``: p's played cards the move takes back first (W-PRG-L2-5), which
+        may be played again."""
         pile = st.mask_deck if source == "deck" else st.mask_discard
         if source == "deck" and not pile:
             top = None  # the discard pile becomes an unknown deck first
@@ -1647,26 +1751,30 @@ class Tracker:
         for c, card in self.ed.mask_cards.items():
             if not known[c]:
                 by_type.setdefault(card.mask, []).append(c)
-        slots = len(st.players[p].hand) + 1
+        slots = len(st.players[p].hand) + 1 + len(recalled)
         if sum(pattern) > slots:
             return None
         if top is not None:  # a known card is drawn: it may be played
             by_type.setdefault(self.ed.mask_cards[top].mask, []).insert(0, top)
+        for c in recalled:
+            by_type.setdefault(self.ed.mask_cards[c].mask, []).insert(0, c)
+        free = set(recalled) | ({top} if top is not None else set())
         cards: list[str] = []
         used = set()
         for g in sorted(pattern, reverse=True):
             choices = [t for t in by_type if t not in used and len(by_type[t]) >= g]
             if not choices:
                 return None
-            t = max(choices, key=lambda t: (len(by_type[t]), t))
+            # the known cards joining the hand (the top drawn, the recalled) take no hand slot: their types first
+            t = max(choices, key=lambda t: (sum(c in free for c in by_type[t][:g]), len(by_type[t]), t))
             used.add(t)
             cards += by_type[t][:g]
-        rest = list(cards)
+        rest = [c for c in cards if c not in recalled]
+        card = None
         if top is not None:
-            card = None
             if top in rest:
                 rest.remove(top)
-        else:
+        elif rest:
             card = rest.pop(0)
         hand_size = len(st.players[p].hand)
         if len(rest) > hand_size:

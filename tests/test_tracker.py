@@ -28,7 +28,7 @@ from assistant.wendake import rules
 from assistant.wendake.edition import load_edition
 from assistant.wendake.generate import play_random_game
 from assistant.wendake.setup import new_game
-from assistant.wendake.view import expected_readings, is_score_key, map_board, village_board
+from assistant.wendake.view import PROGRESS_REGION, expected_readings, is_score_key, map_board, village_board
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 ALERTS = (IllegalMove, TableOutOfSync, ScoreMismatch)
@@ -50,8 +50,8 @@ def observation(state, frame=0, drop=(), noise=None, rng=None):
     for board in drop:
         for k in [k for k in readings if k.startswith(board + "/")]:
             del readings[k]
-    if noise is not None:  # one low-confidence wrong reading
-        k = rng.choice(sorted(k for k in readings if "#tile" not in k))
+    if noise is not None:  # one low-confidence wrong reading, not of a tile: the progress set is tile reads too
+        k = rng.choice(sorted(k for k in readings if "#tile" not in k and not k.endswith(f"/{PROGRESS_REGION}")))
         value = readings[k].value
         readings[k] = Reading(() if value else (("corn:none", 3),), noise)
     return Observation(frame, float(frame), readings, boards_unread={board: "hand" for board in drop})  # as the pipeline says
@@ -366,10 +366,11 @@ def test_twenty_full_games(noisy):
     assert t["games"] == 20
     assert t["alerts"] <= 1, t  # target met: at most 1 false alert in 20 legal games
     # Not met yet (docs/tracker.md): equal >= 19. Until then this guards the figures measured (perfect: 20 followed
-    # to the end, 13 equal; noisy: 19 and 12; 14 and 13 before the comparison's no-op filter stopped leaving out
-    # moves that change only the players' lists and counts) against regressions.
+    # to the end, 16 equal; noisy: 19 and 14. Before the tracker read the progress tiles' sides: 20 and 13, 19 and
+    # 12; before the comparison's no-op filter stopped leaving out moves that change only the players' lists and
+    # counts: 14 and 13) against regressions.
     assert t["followed"] >= (19 if noisy else 20), t
-    assert t["equal"] >= (12 if noisy else 13), t
+    assert t["equal"] >= (14 if noisy else 16), t
 
 
 def test_a_purchase_that_looked_like_another_tile_can_be_named_by_its_use():
@@ -1313,3 +1314,83 @@ def test_free_order_used_with_nothing_to_reorder_shows_as_its_tile_turned_face_d
     events = tracker.observe(observation(truth, frame=1))
     assert not any(isinstance(e, ALERTS) for e in events), events
     assert tracker.moves == [M.UseProgress("P1-03")]
+
+
+def _mask_ceremony_with(rule: str):
+    """(state before, the true ceremony) for a Mask Ceremony of the current player using the tile of ``rule``:
+    the turn's open action is the ceremony (W-ACT-9), every ceremony space is empty, and the hand and played cards
+    are set for a play the tile makes possible."""
+    ed = load_edition()
+    tile = next(t.id for t in ed.progress.values() if t.rule == rule)
+    st = _turn_start_owning(tile)
+    p = st.current
+    for pl in st.players:
+        pl.mask_space = None
+    bears = [c.id for c in ed.mask_cards.values() if c.mask == "bear"][:3]
+    wolf = next(c.id for c in ed.mask_cards.values() if c.mask == "wolf")
+    for c in bears + [wolf]:
+        for pile in [st.mask_deck, st.mask_discard] + [pl.hand for pl in st.players] + [pl.played for pl in st.players]:
+            if c in pile:
+                pile.remove(c)
+    player = st.players[p]
+    player.hand, player.played = [], []
+    if rule == "W-PRG-L1-5":  # two bears drawn, one card of the hand discarded: S1 (2 identical)
+        player.hand = [wolf]
+        st.mask_deck += [bears[1], bears[0]]
+        move = M.MaskCeremony("deck", use=(tile,), source2="deck", discard=wolf, space="S1", cards=tuple(bears[:2]))
+    elif rule == "W-PRG-L2-5":  # two bears played last year come back: S3 (3 identical) with a third one drawn
+        player.played = bears[:2]
+        st.mask_deck.append(bears[2])
+        move = M.MaskCeremony("deck", use=(tile,), space="S3", cards=tuple(bears))
+    elif rule == "W-PRG-L2-6":  # a wolf counted as a bear: S1
+        player.hand = [bears[0]]
+        st.mask_deck.append(wolf)
+        move = M.MaskCeremony("deck", use=(tile,), space="S1", cards=(bears[0], wolf), wild=wolf, wild_as="bear")
+    else:  # W-PRG-L3-6, an imagined bear: S3 with two bears
+        player.hand = [bears[0]]
+        st.mask_deck.append(bears[1])
+        move = M.MaskCeremony("deck", use=(tile,), space="S3", cards=tuple(bears[:2]), phantom="bear")
+    st.turn.placed = "tile"
+    st.turn.pending = [rules.PendingAction("mask", 0, "tile")]
+    return st, move
+
+
+@pytest.mark.parametrize("rule", ["W-PRG-L1-5", "W-PRG-L2-5", "W-PRG-L2-6", "W-PRG-L3-6"])
+def test_a_mask_tile_that_changes_only_hidden_cards_shows_as_its_tile_turned_face_down(rule):
+    """Draw two, Recall, Wild and Phantom card (W-PRG-L1-5, L2-5, L2-6, L3-6) change hands and piles, which the
+    camera never reads; on the table their use shows only as the tile turned face down (W-PRG-3), beside the
+    ceremony's space and points. The tracker had no candidate for them: a TableOutOfSync (slow
+    ``test_twenty_full_games``: 6 of 20 games, e2e 2p s103 with Occupied space and a twin's tile as well). The
+    ceremony is now found with the tile used, its cards named from the hidden ones."""
+    st, move = _mask_ceremony_with(rule)
+    truth = st.copy()
+    rules.apply(truth, move)
+    tracker = Tracker(conceal(st))
+    events = tracker.observe(observation(truth, frame=1))
+    assert not any(isinstance(e, ALERTS) for e in events), events
+    found = tracker.moves[-1]
+    assert isinstance(found, M.MaskCeremony) and found.use == move.use and found.space == move.space
+    assert expected_readings(tracker.state) == expected_readings(truth)
+
+
+def test_draw_two_and_an_occupied_space_with_a_look_alike_tile_are_one_ceremony():
+    """Game 103 (2 players), move 145: Draw two (W-PRG-L1-5) and Occupied space (L1-6) in one ceremony, the
+    Occupied-space tile bought as far as the camera could tell as its look-alike: two tiles turn face down, the
+    twin is named by an edit and the play's hands by another (``apply_edit`` op ``several``)."""
+    f = follow(2, 103, until_year=6)
+    assert not f["diverged"] and f["alerts"] == 0 and f["finished"]
+
+
+def test_extra_exchange_used_with_no_exchange_shows_as_its_tile_turned_face_down():
+    """Extra exchange (W-PRG-L1-8) flipped in a Trade that exchanges nothing changes nothing but its tile (slow test
+    games 4p s108 and 3p s110: a TableOutOfSync); the Trade using it is found from the tile read face down."""
+    tile = next(t.id for t in load_edition().progress.values() if t.rule == "W-PRG-L1-8")
+    st = _turn_start_owning(tile)
+    st.turn.placed = "tile"
+    st.turn.pending = [rules.PendingAction("trade", 0, "tile")]
+    truth = st.copy()
+    rules.apply(truth, M.Trade(use=(tile,)))
+    tracker = Tracker(conceal(st))
+    events = tracker.observe(observation(truth, frame=1))
+    assert not any(isinstance(e, ALERTS) for e in events), events
+    assert tracker.moves == [M.Trade(use=(tile,))]

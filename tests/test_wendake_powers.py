@@ -236,8 +236,21 @@ def test_L1_5_draw_two_then_discard_one():
     s.mask_deck += [b, a]
     open_action(s, RINGO, "mask")
     hand = list(s.players[RINGO].hand)
+    assert "W-PRG-L1-5" in rules_of(rules.check(s, M.MaskCeremony("deck", use=(t,), source2="deck")))  # no card named
     play(s, M.MaskCeremony("deck", use=(t,), source2="deck", discard=hand[0]))
     assert set(s.players[RINGO].hand) == {a, b} | set(hand[1:]) and s.mask_discard[-1] == hand[0]
+
+
+def test_L1_5_a_hidden_hand_discards_an_unknown_card():
+    """The tracker knows hands as unknown cards (None): Draw two may then discard one of them, unnamed; a hand of
+    known cards must name its discard."""
+    s = two()
+    t = own(s, RINGO, "W-PRG-L1-5")
+    open_action(s, RINGO, "mask")
+    s.players[RINGO].hand = [None, None]
+    s.mask_deck = [None] * len(s.mask_deck)
+    play(s, M.MaskCeremony("deck", use=(t,), source2="deck"))
+    assert s.players[RINGO].hand == [None, None, None] and s.mask_discard[-1] is None
 
 
 def test_L1_6_occupied_space_can_be_used():

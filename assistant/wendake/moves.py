@@ -130,6 +130,7 @@ class MaskCeremony:
     flip: str | None = None
     use: tuple[str, ...] = ()  # progress tiles flipped for this action (W-PRG-L1-5/6, L2-5/6, L3-5/6)
     source2: str | None = None  # Draw two (L1-5): the second draw, its card and flip, and the card discarded
+    # (discard None: an unknown card of a hidden hand, as the tracker knows hands)
     card2: str | None = None
     flip2: str | None = None
     discard: str | None = None

@@ -617,7 +617,7 @@ def _check_mask(state, p, move, pending, v, ed):
     if not two and (move.source2 is not None or move.card2 is not None or move.discard is not None):
         v.append(Violation("W-PRG-L1-5", "a second draw and a discard need the Draw-two tile (L1 Mask) in use."))
         return
-    if two and (move.source2 is None or move.discard is None):
+    if two and move.source2 is None:
         v.append(Violation("W-PRG-L1-5", "with Draw two, name the second draw (source2) and the card you discard (discard)."))
         return
     for field, rule in (("wild", "W-PRG-L2-6"), ("phantom", "W-PRG-L3-6"), ("recall", "W-PRG-L2-5")):
@@ -642,8 +642,11 @@ def _check_mask(state, p, move, pending, v, ed):
         if not _check_draw(piles, move.source2, move.card2, ed, v, "second draw: "):
             return
         hand.append(_mask_draw(piles, move.source2, move.card2, move.flip2))
-        if move.discard not in hand or move.discard is None:
-            v.append(Violation("W-PRG-L1-5", f"you can discard only a card in your hand; {move.discard} is not."))
+        # discard None: a face-down unknown card of the hand (the tracker's hidden hands, ``assistant.tracker``)
+        if move.discard not in hand:
+            what = "you hold no unknown card" if move.discard is None else f"{move.discard} is not"
+            v.append(Violation("W-PRG-L1-5", f"you can discard only a card in your hand; {what}.",
+                               "Name the card you discarded (discard)."))
             return
         hand.remove(move.discard)
     if move.space is None:
