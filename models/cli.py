@@ -62,6 +62,9 @@ def add_train_parser(subparsers) -> None:
                         "crops are then seeded by (seed, step), the same for any number of workers")
     p.add_argument("--checkpoint", default=None, help="also save the best weights so far to this file at every validation")
     p.add_argument("--no-int8", action="store_true", help="skip the int8 variant")
+    p.add_argument("--init", default=None,
+                   help="fine-tune: start from this detector.onnx (same classes and width) instead of random weights, its "
+                        "BatchNorms fixed; use a lower --lr, e.g. 5e-4 (models/README.md)")
     p.set_defaults(func=run_train)
 
 
@@ -128,10 +131,16 @@ def run_train(args) -> int:
         raise UserError("training needs PyTorch: pip install torch==2.13.0 (the `train` extra).") from None
     from models.detector.train import train
 
+    init = Path(args.init) if args.init else None
+    if init is not None and not init.is_file():
+        raise UserError(f"--init {init} is not a file; give an exported detector, e.g. models/weights/detector.onnx.")
     out = Path(args.out)
+    if init is not None and (out / "detector.onnx").resolve() == init.resolve():
+        raise UserError(f"--init {init} would be overwritten by this run's export; write to another --out.")
     card = train(data, out, args.steps, args.batch, args.crop, args.px_per_mm, args.seed, args.val_scenes, args.val_every,
                  args.width, args.lr, small_px_per_mm=args.small_px_per_mm, device=args.device,
-                 loader_workers=args.loader_workers, checkpoint=Path(args.checkpoint) if args.checkpoint else None)
+                 loader_workers=args.loader_workers, checkpoint=Path(args.checkpoint) if args.checkpoint else None,
+                 init=init)
     print(f"wrote {out / 'detector.onnx'} ({card['params']} parameters; best val F1 {card['val']['f1']:.3f} at step "
           f"{card['train']['best_step']}, {card['train']['minutes']:.1f} min) and {out / 'detector_val_curve.png'}")
     if not args.no_int8:

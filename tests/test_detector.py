@@ -1,12 +1,16 @@
 """Piece detector: heatmap decoding and NMS on hand-made tensors, region assignment, matching metrics, the
-onnxruntime path on the committed model, and CLI errors. Never imports torch."""
+onnxruntime path on the committed model, and CLI errors. The training tests import torch only where it is
+installed (the `train` extra); the rest never do."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from assistant.cli import main
+from assistant.errors import UserError
 from vision.detect import Piece, decode, model_path, nms_points, peaks
 
 CARD = {"classes": ["a", "b", "c"], "colours": ["red", "blue"], "sides": ["colour", "grey"], "px_per_mm": 1.0, "stride": 4}
@@ -300,3 +304,32 @@ def test_score_calibration_is_measured_and_read_from_the_card(capsys):
     assert sum(cal["n"]) > 5000 and cal["command"].startswith("tablewatch eval scores")
     assert det.real_share(0.175) == pytest.approx(cal["real"][0])
     assert det.real_share(0.175) < det.real_share(0.275) < det.real_share(0.45) < 0.9
+
+
+def test_a_fine_tune_starts_from_the_exported_detector():
+    """`tablewatch train --init detector.onnx`: the net loaded from the export (BatchNorms folded into the convs)
+    gives the export's outputs, and keeps giving them in training mode once its BatchNorms are frozen."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import json
+
+    import onnxruntime as ort
+
+    from models.detector.net import CentreNet
+    from models.detector.train import freeze_batchnorm, init_from_onnx
+
+    path = Path(__file__).resolve().parents[1] / "models" / "weights" / "detector.onnx"
+    card = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    model = CentreNet(len(card["classes"]), len(card["colours"]) + 1, len(card["sides"]) + 1, card["width"])
+    init_from_onnx(model, path, card)
+    model.train()
+    freeze_batchnorm(model)
+    x = np.random.default_rng(0).uniform(0, 255, (1, 3, 96, 128)).astype(np.float32)
+    want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"image": x})
+    with torch.no_grad():
+        got = [o.numpy() for o in model(torch.from_numpy(x))]
+    for g, w in zip(got, want):
+        assert np.allclose(g, w, atol=2e-4), float(np.abs(g - w).max())
+    with pytest.raises(UserError, match="width"):
+        init_from_onnx(CentreNet(len(card["classes"]), len(card["colours"]) + 1, len(card["sides"]) + 1, 16), path,
+                       {**card, "width": 16})

@@ -150,6 +150,55 @@ def export(model, path: Path, card: dict) -> None:
     path.with_suffix(".json").write_text(json.dumps(card, indent=1), encoding="utf-8")
 
 
+def init_from_onnx(model, path: Path, card: dict) -> None:
+    """Start ``model`` from an exported detector (a fine-tune): the export folds each BatchNorm into its conv, so
+    a conv without bias takes the folded weight and its BatchNorm becomes the identity carrying the folded bias
+    (mean 0, variance 1 - eps, scale 1); those BatchNorms must then stay in eval mode (``freeze_batchnorm``)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    side = path.with_suffix(".json")
+    if side.exists():
+        old = json.loads(side.read_text(encoding="utf-8"))
+        for key in ("classes", "colours", "sides", "width"):
+            if old.get(key) != card.get(key):
+                raise UserError(f"--init {path}: its {key} {old.get(key)} differ from this run's {card.get(key)}; "
+                                f"fine-tune only from a detector trained on the same classes and width.")
+    graph = onnx.load(str(path)).graph
+    weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    nodes = [n for n in graph.node if n.op_type == "Conv"]
+    mods = list(model.modules())
+    convs = [m for m in mods if isinstance(m, nn.Conv2d)]
+    if len(nodes) != len(convs):
+        raise UserError(f"--init {path} has {len(nodes)} convolutions; this net has {len(convs)}: not the same architecture.")
+    with torch.no_grad():
+        for node, conv in zip(nodes, convs):  # both in forward order (the net's modules are defined in that order)
+            w = weights[node.input[1]]
+            b = weights[node.input[2]] if len(node.input) > 2 else np.zeros(w.shape[0], np.float32)
+            if tuple(w.shape) != tuple(conv.weight.shape):
+                raise UserError(f"--init {path}: a convolution of shape {w.shape} where this net has {tuple(conv.weight.shape)}.")
+            conv.weight.copy_(torch.from_numpy(w))
+            if conv.bias is not None:
+                conv.bias.copy_(torch.from_numpy(b))
+                continue
+            bn = mods[mods.index(conv) + 1]
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+
+
+def freeze_batchnorm(model) -> None:
+    """Keep every BatchNorm in eval mode (its running statistics fixed) while the rest trains."""
+    from torch import nn
+
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+
+
 SMALL_BOARD_MAX_AREA_MM2 = 160_000.0  # village boards (0.12 m²), score tracks (0.07 m²), mask board (0.15 m²); not the map
 
 
@@ -164,7 +213,7 @@ def model_scales(px_per_mm: float, small_px_per_mm: float) -> dict:
 
 def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: float, seed: int, val_scenes: int,
           val_every: int, width: int, lr: float, limit: int | None = None, small_px_per_mm: float = 0.0, device: str = "cpu",
-          loader_workers: int = 0, checkpoint: Path | None = None) -> dict:
+          loader_workers: int = 0, checkpoint: Path | None = None, init: Path | None = None) -> dict:
     import torch
 
     from models.detector.data import load_views, scene_targets, view_scale
@@ -198,6 +247,14 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
             "stride": STRIDE, "multiple": MULTIPLE, "threshold": 0.3, "nms_mm": 7.0, "params": n_params(model), "width": width,
             "train": {"data": str(data), "scenes": n, "views": len(views), "val_scenes": val_scenes, "data_seed": man.get("seed"), "seed": seed, "steps": steps,
                       "batch": batch, "crop": crop, "lr": lr, "device": device, "loader_workers": loader_workers}}
+    if init is not None:
+        import hashlib
+
+        init_from_onnx(model, init, card)
+        card["train"]["init"] = {"file": init.name, "sha256": hashlib.sha256(init.read_bytes()).hexdigest()[:16],
+                                 "train": json.loads(init.with_suffix(".json").read_text(encoding="utf-8")).get("train")
+                                 if init.with_suffix(".json").exists() else None}
+        model.to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     warm = min(50, steps // 10 + 1)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
@@ -211,6 +268,8 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
     draw = lambda: make_batch(views, targets, rng.choice(train_idx, batch, p=pick_p), crop, rng, len(classes), valid_hw)  # noqa: E731
     T = lambda a, dtype=None: torch.from_numpy(a if dtype is None else a.astype(dtype)).to(device)  # noqa: E731
     for step, (x, heat, w, pos) in enumerate(_batches(steps, loader_workers, draw), 1):
+        if init is not None:
+            freeze_batchnorm(model)  # validate() puts the model back in train mode
         ph, preg, pcol, pside = model(T(x).float())
         loss = focal_loss(ph, T(heat).float(), T(w).float())
         if len(pos):
