@@ -313,3 +313,15 @@ def test_a_near_miss_makes_its_region_as_unsure_as_such_a_score_is_often_real():
     assert r.readings(near, 0.3, real_share=lambda score: None)[key] == Reading((), 0.46)  # a card without one
     faint = [Piece("action_marker", "red", None, 84, 74, 15, 15, 0.17)]
     assert r.readings(faint, 0.3, real_share=share)[key] == Reading((), 0.92)
+
+
+def test_a_near_miss_still_ranks_its_region_on_a_board_whose_view_caps_every_region():
+    """A far camera caps every region of a board at the view's quality (0.6 here). A faint marker on one slot must
+    still leave that slot the least sure of the nine, or the tracker cannot tell which slot a marker went to when
+    the detector misses it (e2e 3p s17: a green marker on a slot's edge at 0.21, every slot read empty at 0.6)."""
+    r = RegionReader(lay.load_builtin("wendake-village-1"))
+    faint = [Piece("action_marker", "red", None, 84, 74, 15, 15, 0.21)]
+    out = r.readings(faint, 0.3, quality=0.6, real_share={0.21: 0.045}.get)
+    slots = {k: v.confidence for k, v in out.items() if "/slot." in k}
+    assert slots["wendake-village-1/slot.0"] == pytest.approx(0.6 * 0.91, abs=1e-3)
+    assert all(c == 0.6 for k, c in slots.items() if k != "wendake-village-1/slot.0")

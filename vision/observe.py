@@ -109,9 +109,12 @@ class RegionReader:
         that score that are real pieces (``real_share(score)``: the detector card's measured calibration, see
         ``tablewatch eval scores``); without a calibration p is taken as the score. A near miss of 0.27 is a real
         piece 28 % of the time: the region reads 0.44 sure, not 0.73 (an action marker on a dark tile, a canoe
-        beside two others, a disk at the edge of a stack, each missed look after look)."""
+        beside two others, a disk at the edge of a stack, each missed look after look). That margin multiplies the
+        region's confidence from the view's ``quality`` and its counted pieces, so that it still ranks the regions
+        of a board whose quality caps them all."""
         counts: dict[str, dict[str, int]] = {rid: {} for rid in self.region_ids}
         conf: dict[str, float] = {rid: quality for rid in self.region_ids}
+        missed: dict[str, float] = {}  # region -> the margin its surest near miss leaves
         best: dict[str, float] = {}
         for p in detections:
             rid = self.region_of(p.x_mm, p.y_mm)
@@ -119,7 +122,7 @@ class RegionReader:
                 continue
             if p.score < threshold:
                 real = real_share(p.score) if real_share is not None else None
-                conf[rid] = min(conf[rid], max(0.0, 1.0 - 2.0 * (p.score if real is None else real)))
+                missed[rid] = min(missed.get(rid, 1.0), max(0.0, 1.0 - 2.0 * (p.score if real is None else real)))
                 continue
             key = piece_key(p.cls, p.colour, p.side)
             if rid in self.occupied:
@@ -136,6 +139,9 @@ class RegionReader:
             conf[rid] = min(conf[rid], c)
         for rid, s in best.items():
             conf[rid] = min(conf[rid], s)
+        for rid, m in missed.items():  # a doubt of its own beside the view's quality: both apply (a far camera caps
+            conf[rid] *= m             # every region of a board at its quality, and a faint marker on one slot must
+                                       # still leave that slot the least sure: e2e 3p s17)
         out = {}
         for rid in self.region_ids:
             if visible is not None and rid not in visible:
