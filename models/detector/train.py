@@ -2,7 +2,8 @@
 export ONNX (opset 17) and its JSON card into the weights folder. Seeded: same data, seed and steps ⇒ same
 weights (torch on CPU, 2 threads). With ``loader_workers`` the crops of step s are drawn by worker processes from
 their own generator, seeded (seed, s), so they do not depend on the number of workers; ``device`` "cuda" trains on
-a GPU (not bit-identical to the CPU)."""
+a GPU (not bit-identical to the CPU); ``init`` starts from an exported detector instead of random weights (a
+fine-tune, ``init_from_onnx``)."""
 
 from __future__ import annotations
 
