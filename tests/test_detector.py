@@ -320,8 +320,11 @@ def test_a_fine_tune_starts_from_the_exported_detector():
 
     path = Path(__file__).resolve().parents[1] / "models" / "weights" / "detector.onnx"
     card = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    model = CentreNet(len(card["classes"]), len(card["colours"]) + 1, len(card["sides"]) + 1, card["width"])
-    init_from_onnx(model, path, card)
+    def net(width):
+        return CentreNet(len(card["classes"]), len(card["colours"]) + 1, len(card["sides"]) + 1, width)
+
+    model = net(card["width"])
+    assert init_from_onnx(model, path, card)["train"] == card["train"]
     model.train()
     freeze_batchnorm(model)
     x = np.random.default_rng(0).uniform(0, 255, (1, 3, 96, 128)).astype(np.float32)
@@ -331,5 +334,4 @@ def test_a_fine_tune_starts_from_the_exported_detector():
     for g, w in zip(got, want):
         assert np.allclose(g, w, atol=2e-4), float(np.abs(g - w).max())
     with pytest.raises(UserError, match="width"):
-        init_from_onnx(CentreNet(len(card["classes"]), len(card["colours"]) + 1, len(card["sides"]) + 1, 16), path,
-                       {**card, "width": 16})
+        init_from_onnx(net(16), path, {**card, "width": 16})

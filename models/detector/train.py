@@ -151,23 +151,26 @@ def export(model, path: Path, card: dict) -> None:
     path.with_suffix(".json").write_text(json.dumps(card, indent=1), encoding="utf-8")
 
 
-def init_from_onnx(model, path: Path, card: dict) -> None:
+def init_from_onnx(model, path: Path, card: dict) -> dict:
     """Start ``model`` from an exported detector (a fine-tune): the export folds each BatchNorm into its conv, so
     a conv without bias takes the folded weight and its BatchNorm becomes the identity carrying the folded bias
-    (mean 0, variance 1 - eps, scale 1); those BatchNorms must then stay in eval mode (``freeze_batchnorm``)."""
+    (mean 0, variance 1 - eps, scale 1); those BatchNorms must then stay in eval mode (``freeze_batchnorm``).
+    Returns the provenance for the new card: the file, its hash and its own card's training arguments."""
+    import hashlib
+
     import onnx
     import torch
     from onnx import numpy_helper
     from torch import nn
 
     side = path.with_suffix(".json")
-    if side.exists():
-        old = json.loads(side.read_text(encoding="utf-8"))
-        for key in ("classes", "colours", "sides", "width"):
-            if old.get(key) != card.get(key):
-                raise UserError(f"--init {path}: its {key} {old.get(key)} differ from this run's {card.get(key)}; "
-                                f"fine-tune only from a detector trained on the same classes and width.")
-    graph = onnx.load(str(path)).graph
+    old = json.loads(side.read_text(encoding="utf-8")) if side.exists() else None
+    for key in ("classes", "colours", "sides", "width") if old is not None else ():
+        if old.get(key) != card.get(key):
+            raise UserError(f"--init {path}: its {key} {old.get(key)} differ from this run's {card.get(key)}; "
+                            f"fine-tune only from a detector trained on the same classes and width.")
+    raw = path.read_bytes()
+    graph = onnx.load_model_from_string(raw).graph
     weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
     nodes = [n for n in graph.node if n.op_type == "Conv"]
     mods = list(model.modules())
@@ -189,6 +192,7 @@ def init_from_onnx(model, path: Path, card: dict) -> None:
             bn.bias.copy_(torch.from_numpy(b))
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
+    return {"file": path.name, "sha256": hashlib.sha256(raw).hexdigest()[:16], "train": old.get("train") if old else None}
 
 
 def freeze_batchnorm(model) -> None:
@@ -249,13 +253,7 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
             "train": {"data": str(data), "scenes": n, "views": len(views), "val_scenes": val_scenes, "data_seed": man.get("seed"), "seed": seed, "steps": steps,
                       "batch": batch, "crop": crop, "lr": lr, "device": device, "loader_workers": loader_workers}}
     if init is not None:
-        import hashlib
-
-        init_from_onnx(model, init, card)
-        card["train"]["init"] = {"file": init.name, "sha256": hashlib.sha256(init.read_bytes()).hexdigest()[:16],
-                                 "train": json.loads(init.with_suffix(".json").read_text(encoding="utf-8")).get("train")
-                                 if init.with_suffix(".json").exists() else None}
-        model.to(device)
+        card["train"]["init"] = init_from_onnx(model, init, card)  # copied into the parameters on their device
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     warm = min(50, steps // 10 + 1)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
