@@ -102,7 +102,10 @@ HEAP_CONFIDENCE = 0.5
 # A tile face under an action marker read below MARKED_TILE_SURE weighs as unsure: the marker hides part of it. Over
 # the 30 e2e games' looks, faces read at 0.6-0.95 under a marker were wrong 4 times as often as elsewhere (30 of
 # 3,348 against 18 of 8,535; at 0.95 or more, 0 of 9,780), and one read B-HUNT for B-FISH at 0.87 look after look
-# raised a TableOutOfSync while the marker lay there (4p s3; 4p s15 B-TAN for B-FISH at 0.90-0.93).
+# raised a TableOutOfSync while the marker lay there (4p s3; 4p s15 B-TAN for B-FISH at 0.90-0.93). A tile does not
+# change under a marker, so where a line keeps the tile its search started from, a face read under the marker weighs
+# as unsure however sure the read: history knows the tile (with the fine-tuned detector, 4p s3's B-FISH read B-TAN
+# at 0.96-0.99 under its marker, after 0.97-1.0 without it). A changed face shows once the marker is lifted.
 MARKED_TILE_CONFIDENCE = 0.5
 MARKED_TILE_SURE = 0.95
 RESTORE_HEAP = f"{MASK_BOARD}/restore"
@@ -1158,15 +1161,16 @@ class Tracker:
         the stack) while ``exp`` keeps the Home as in ``_base_exp`` (the position the search started from), or
         while the Home reads as in ``_base_exp`` and the look shows none of the colour's warriors that ``exp``
         brings there anywhere else (map, Long Houses; ``_hidden_at_home``); at most ``HEAP_CONFIDENCE`` for the mask
-        board's restore heap; at most ``MARKED_TILE_CONFIDENCE`` for a tile face read below ``MARKED_TILE_SURE``
-        under an action marker ``exp`` has on its slot."""
+        board's restore heap; at most ``MARKED_TILE_CONFIDENCE`` for a tile face under an action marker ``exp`` has
+        on its slot, read below ``MARKED_TILE_SURE`` or where ``exp`` keeps the tile of ``_base_exp`` (a tile does
+        not change under a marker: the marker hides part of the face, and history knows the tile)."""
         if key in self._homes and conf > HOME_STACK_CONFIDENCE and _fewer(value, exp.get(key)) and (
                 exp.get(key) == self._base_exp.get(key)
                 or value == self._base_exp.get(key) and self._hidden_at_home(key, value, exp, items)):
             return HOME_STACK_CONFIDENCE
         if key == RESTORE_HEAP:
             return min(conf, HEAP_CONFIDENCE)
-        if key.endswith("#tile") and conf < MARKED_TILE_SURE:
+        if key.endswith("#tile") and (conf < MARKED_TILE_SURE or exp.get(key) == self._base_exp.get(key)):
             slot = exp.get(key[:-len("#tile")])
             if isinstance(slot, tuple) and any(k.startswith("action_marker:") for k, _ in slot):
                 return min(conf, MARKED_TILE_CONFIDENCE)

@@ -1220,25 +1220,29 @@ def test_a_taken_tile_read_as_its_level_twin_names_the_tile_it_can_be():
     assert checked >= 2
 
 
-def test_a_tile_face_misread_under_its_action_marker_is_no_alert_unless_read_surely():
+def test_a_tile_face_misread_under_its_action_marker_is_no_alert_as_the_tile_did_not_change():
     """e2e 4p s3: the marker put on a Fishing tile hid part of its face, read Hunting at 0.87 look after look: a
-    TableOutOfSync. A face under a marker read below ``MARKED_TILE_SURE`` weighs as unsure; read above it (never
-    wrong on the e2e looks) it is still called out."""
+    TableOutOfSync; with the fine-tuned detector, Tan Pelts at 0.96-0.99. A tile does not change under a marker:
+    a face read under it weighs as unsure however sure the read. The same sure misread on a slot with no marker is
+    still called out."""
     from assistant.tracker import MARKED_TILE_SURE
 
     states, moves = record(2, 3)
     k = next(i for i, m in enumerate(moves) if isinstance(m, M.Activate) and i > 10)
     st, truth = states[k], states[k + 1]
     row, col = moves[k].slot
-    key = f"{village_board(st.current)}/slot.{row * 3 + col}#tile"
-    obs = observation(truth)
-    face, side = obs.readings[key].value.split(":")
-    other = next(t for t in load_edition().tiles if t != face and t.startswith("B-"))
-    for conf, alert in ((0.87, False), ((1 + MARKED_TILE_SURE) / 2, True)):
+    marked = f"{village_board(st.current)}/slot.{row * 3 + col}#tile"
+    bare = next(f"{village_board(st.current)}/slot.{i}#tile" for i in range(9)
+                if i not in truth.players[st.current].markers and truth.players[st.current].grid[i] is not None)
+    sure = (1 + MARKED_TILE_SURE) / 2
+    for key, conf, alert in ((marked, 0.87, False), (marked, sure, False), (marked, 1.0, False), (bare, sure, True)):
+        obs = observation(truth)
+        face, side = obs.readings[key].value.split(":")
+        other = next(t for t in load_edition().tiles if t != face and t.startswith("B-"))
         obs.readings[key] = Reading(f"{other}:{side}", conf)
         tracker = Tracker(st.copy())
         events = tracker.observe(obs) + tracker.observe(obs)  # a look of weak tile reads alone is looked at twice
-        assert any(isinstance(e, ALERTS) for e in events) == alert, (conf, events)
+        assert any(isinstance(e, ALERTS) for e in events) == alert, (key, conf, events)
         if not alert:
             assert [e.moves[0]["type"] for e in events if isinstance(e, MoveRecognized)][:1] == ["activate"]
 
