@@ -1510,6 +1510,29 @@ class Tracker:
         return [r[0] for r in results[:4]]
 
     # ---- hidden information: progress tiles, mask cards -----------------------------------------------------
+    def _looked_alike(self, p: int, y: str, x: str) -> bool:
+        """Whether p's purchase of ``y`` looked on the table as buying ``x`` would have: another tile of the same
+        level and category, or one of the purchase's ``lookalikes``."""
+        a, b = self.ed.progress[y], self.ed.progress[x]
+        return y != x and a.level == b.level and (a.category == b.category or x in self.lookalikes.get((p, y), ()))
+
+    def _renamed_through_row(self, st: State, p: int, mine: list[str], q: int, x: str) -> dict | None:
+        """The edit that gives p tile ``x``, held unused by player q, when no tile of p's looked like it: q's
+        purchase of ``x`` was in truth a twin ``z`` still in the row, so ``x`` was in the row when p bought ``y``,
+        where ``z`` looked like it (e2e 4p s1003: George's P2-03 taken for its twin P2-04, so Ringo's P2-04,
+        bought later, was named P2-10, a tile of the track it scored on; Ringo's use of P2-04 went out of sync).
+        Two swaps through the row: q gives ``x`` for ``z``, then p gives ``y`` for ``x``. Not for an Alliance
+        tile, whose flag would have to move as well."""
+        if self.ed.progress[x].rule in ALLIANCE:
+            return None
+        for y in mine:
+            for z in st.progress_rows.get(self.ed.progress[x].level, ()):
+                if self._looked_alike(p, y, z) and self._looked_alike(q, x, z):
+                    return {"op": "several", "edits": [
+                        {"op": "swap_progress", "player": q, "give": x, "take": z, "holder": "row"},
+                        {"op": "swap_progress", "player": p, "give": y, "take": x, "holder": "row"}]}
+        return None
+
     def _tiles_for(self, st: State, p: int, wanted: set[str]) -> list[tuple[str, dict | None]]:
         """(tile, edit) for each ability in ``wanted`` that p could use now: p's own face-up tiles, and the
         tiles p may own unseen. Which of two tiles of one level and category a player bought does not show
@@ -1527,10 +1550,6 @@ class Tracker:
         for x, tile in self.ed.progress.items():
             if tile.rule not in wanted or tile.rule in have:
                 continue
-            twins = [y for y in mine if y != x and self.ed.progress[y].level == tile.level
-                     and (self.ed.progress[y].category == tile.category or x in self.lookalikes.get((p, y), ()))]
-            if not twins:
-                continue
             holder = None
             if x in st.progress_rows.get(tile.level, ()):
                 holder = "row"
@@ -1541,8 +1560,16 @@ class Tracker:
                         break
             if holder is None:
                 continue
+            twins = [y for y in mine if self._looked_alike(p, y, x)]
+            if twins:
+                edit = {"op": "swap_progress", "player": p, "give": twins[0], "take": x, "holder": holder}
+            elif holder != "row":
+                edit = self._renamed_through_row(st, p, mine, holder, x)
+            else:
+                edit = None
+            if edit is None:
+                continue
             have.add(tile.rule)
-            edit = {"op": "swap_progress", "player": p, "give": twins[0], "take": x, "holder": holder}
             if tile.rule in ALLIANCE and player.flag is None:
                 flags = list(st.flag_supply)
                 if isinstance(holder, int) and st.players[holder].flag is not None:

@@ -397,6 +397,38 @@ def test_a_purchase_that_looked_like_another_tile_can_be_named_by_its_use():
     assert tr.lookalikes[(0, "P1-08")] == frozenset()
 
 
+def test_a_use_of_a_tile_another_player_was_taken_to_hold_names_both_purchases_through_the_row():
+    """e2e 4p s1003: George bought P2-03 and was taken to hold its twin P2-04 (both Ritual). Ringo then bought
+    P2-04, which the tracker named P2-10 (Highest: its points went on Ritual, his highest track). Ringo's use of
+    P2-04 (W-PRG-L2-4) named no tile he could hold, and the game went out of sync. George's purchase looked as
+    P2-03, still in the row, would have; then P2-04 was in the row when Ringo bought, looking as P2-03 did."""
+    st = new_game(NAMES[:2], seed=1)
+    st.progress_rows[2] = ["P2-03", "P2-06"]  # George's purchase left P2-03 (Ritual) and a Mask tile
+    st.players[1].progress.append("P2-04")  # George, as the tracker has it
+    st.players[0].tracks.update(economic=3, military=1, ritual=6, mask=2)  # Ritual is Ringo's highest
+    st.progress_rows[2].append("P2-10")
+    tr = Tracker(st)
+    buy = M.Trade(purchases=(M.Purchase("P2-10", ("leather", "leather", "fish", "fish", "corn", "beans")),))
+    tr._note_purchases(st, buy)
+    assert tr.lookalikes[(0, "P2-10")] == {"P2-03"}  # not P2-06: its points would have gone on Mask
+    after = st.copy()
+    after.progress_rows[2].remove("P2-10")
+    after.players[0].progress.append("P2-10")
+    named = dict(tr._tiles_for(after, 0, {"W-PRG-L2-4"}))
+    assert named == {"P2-04": {"op": "several", "edits": [
+        {"op": "swap_progress", "player": 1, "give": "P2-04", "take": "P2-03", "holder": "row"},
+        {"op": "swap_progress", "player": 0, "give": "P2-10", "take": "P2-04", "holder": "row"}]}}
+    apply_edit(after, named["P2-04"])
+    assert after.players[0].progress == ["P2-04"] and after.players[1].progress == ["P2-03"]
+    assert sorted(after.progress_rows[2]) == ["P2-06", "P2-10"]
+    # a used P2-04 is George's for good
+    after = st.copy()
+    after.progress_rows[2].remove("P2-10")
+    after.players[0].progress.append("P2-10")
+    after.players[1].progress_used.append("P2-04")
+    assert dict(tr._tiles_for(after, 0, {"W-PRG-L2-4"})) == {}
+
+
 def test_many_unsure_differences_still_name_what_differs():
     """An alert with nothing to put back helps no one: when only low-confidence readings disagree, but too many
     to be noise, the alert names the likeliest of them."""
