@@ -478,7 +478,13 @@ class Tracker:
         # a line the table's pieces accept goes before one that fits the score disks better but leaves a sure
         # reading unexplained: a disk put on the wrong space is a ScoreMismatch, not a reason to doubt the pieces
         acceptable = [n for n in nodes if self._acceptable(n)]
-        best = self._without_unshown_tail(min(acceptable or nodes, key=_Node.key), nodes)
+        best = min(acceptable or nodes, key=_Node.key)
+        if best.worst >= SCORE_ALERT_CONFIDENCE:
+            # a reading as sure as a score disk that raises a ScoreMismatch is as sure a piece: a line that leaves
+            # none unexplained, and fits the pieces no worse, goes first (``SCORE_ALERT_CONFIDENCE``)
+            firm = [n for n in acceptable if n.worst < SCORE_ALERT_CONFIDENCE and n.cost <= best.cost]
+            best = min(firm, key=_Node.key) if firm else best
+        best = self._without_unshown_tail(best, nodes)
         events: list[Event] = []
         self.stats["observations"] += 1
         ok = self._acceptable(best)

@@ -299,6 +299,33 @@ def test_a_ritual_with_its_disk_one_step_off_is_logged_and_the_disk_flagged():
         assert any(isinstance(e, ScoreMismatch) and e.rule == "W-SCR-6" and e.track == "ritual" for e in events)
 
 
+def test_a_trade_whose_disk_went_one_step_too_far_is_logged_and_the_disk_flagged_on_a_far_table():
+    """e2e 4p s1003 (an injected wrong score step): a Trade's economic disk one space too far, on a 4-player table
+    whose villages read at most 0.59 (the boards' image quality caps them) and the disk at 0.62. Spending one more
+    resource for a point fits the disk, but leaves that pile read one more than it, at 0.58: as sure as a score
+    disk that raises a ScoreMismatch (``SCORE_ALERT_CONFIDENCE``). The line the pieces accept is logged and the
+    disk flagged (W-SCR-6); before, the extra point was logged and the wrong step went unflagged. A pile read at
+    0.5 is weaker evidence than the disk: the extra point is logged."""
+    ed = load_edition()
+    for players, seed in ((2, 1), (3, 2), (4, 3)):
+        states, moves = record(players, seed)
+        i = next(i for i, m in enumerate(moves) if isinstance(m, M.Trade) and i > 20)
+        st = states[i].copy()
+        p = st.current
+        st.players[p].resources.update(leather=2, fish=2, corn=0, beans=0, pumpkins=0)
+        true, more = M.Trade(points=("leather",)), M.Trade(points=("leather", "fish"))
+        assert not rules.check(st, true, ed) and not rules.check(st, more, ed)
+        fake = st.copy()
+        rules.apply(fake, true, ed)
+        fake.players[p].tracks["economic"] += 1
+        for conf, flagged in ((0.58, True), (0.5, False)):
+            readings = {k: Reading(v, 0.62 if is_score_key(k) else conf) for k, v in expected_readings(fake).items()}
+            events = Tracker(st.copy()).observe(Observation(0, 0.0, readings))
+            logged = [M.move_from_json(mv) for e in events if isinstance(e, MoveRecognized) for mv in e.moves]
+            assert logged[:1] == [true if flagged else more], (players, seed, conf, logged)
+            assert any(isinstance(e, ScoreMismatch) and e.track == "economic" and e.player == p for e in events) == flagged
+
+
 @pytest.mark.parametrize("players, seed", [(4, 3), (3, 2)])
 def test_a_wrong_score_step_on_a_far_score_board_is_flagged(players, seed):
     """A score disk one space too far at a turn start, read where the score boards of a 4-player table are seen
