@@ -1851,9 +1851,13 @@ class Tracker:
                          self._step_search(named, MOVE_STEPS[rule], items, lambda steps, t=tile: M.UseProgress(t, steps=steps))]
             elif rule == "W-PRG-L1-3":
                 # Free order shows only as the tile turned face down (``view.progress_readings``); unseen, it is
-                # tried only where it could change what the turn does
+                # tried only where it could change what the turn does, as a last resort. Seen turned, it weighs as
+                # any other use: e2e 4p s6's Free order, named Animal at its purchase, was logged as Animal taking
+                # a leather that a pile read loosely could not deny, three years running
                 t = st.turn
-                if turned or (t.placed == "tile" and not t.free_order and len(t.pending) - t.cursor > 1):
+                if turned:
+                    moves = [M.UseProgress(tile)]
+                elif t.placed == "tile" and not t.free_order and len(t.pending) - t.cursor > 1:
                     moves = [M.UseProgress(tile)]
                     pref += 2
             elif rule == "W-PRG-L1-9":

@@ -456,6 +456,34 @@ def test_a_use_of_a_tile_another_player_was_taken_to_hold_names_both_purchases_t
     assert dict(tr._tiles_for(after, 0, {"W-PRG-L2-4"})) == {}
 
 
+def test_a_free_order_tile_seen_turned_down_is_named_before_an_animal_the_pile_read_loosely_hides():
+    """e2e 4p s6: George bought Free order (P1-03, Ritual), named Animal (P1-09, Highest: its point went on Ritual,
+    his highest track). Each year he turned it face down at the start of his turn (W-PRG-L1-3), and the tracker
+    logged Animal taking a leather (W-PRG-L1-9), which a pile of 6 read at 0.2 could not deny: three turns wrong.
+    Free order used unseen is a last resort; seen turned face down, it weighs as any other use (the rename is a
+    step of its own)."""
+    states, _ = record(2, 1)
+    st = _turn_starts(states)[5].copy()
+    p = st.current
+    for tiles in [*st.progress_rows.values(), *st.progress_box.values(), *(pl.progress for pl in st.players)]:
+        tiles[:] = [t for t in tiles if t not in ("P1-03", "P1-09")]
+    st.progress_rows[1].append("P1-03")
+    st.players[p].progress.append("P1-09")
+    st.players[p].resources["leather"] = 6
+    tracker = Tracker(st.copy())
+    tracker.lookalikes[(p, "P1-09")] = frozenset({"P1-03"})
+    truth = st.copy()
+    apply_edit(truth, {"op": "swap_progress", "player": p, "give": "P1-09", "take": "P1-03", "holder": "row"})
+    rules.apply(truth, M.UseProgress("P1-03"), load_edition())
+    readings = {k: Reading(v, 0.95) for k, v in expected_readings(truth).items()}
+    leather = f"{village_board(p)}/resource.leather"
+    readings[leather] = Reading(readings[leather].value, 0.2)
+    events = tracker.observe(Observation(0, 0.0, readings))
+    logged = [mv for e in events if isinstance(e, MoveRecognized) for mv in e.moves]
+    assert [(mv["type"], mv.get("tile")) for mv in logged] == [("use_progress", "P1-03")], logged
+    assert not any(isinstance(e, ALERTS) for e in events)
+
+
 def test_many_unsure_differences_still_name_what_differs():
     """An alert with nothing to put back helps no one: when only low-confidence readings disagree, but too many
     to be noise, the alert names the likeliest of them."""
