@@ -116,6 +116,10 @@ RESTORE_HEAP = f"{MASK_BOARD}/restore"
 # (2p s13). Taken as not read at all, it let a line spend resources for a score disk put one space too far (an
 # injected wrong step accepted in 3p s1005). A tile's face read as unsure still ranks the ~50 faces.
 LOOSE_COUNT_CONFIDENCE = 0.1
+# A resource space's count read below this says next to nothing: right 0.16-0.57 of the time, more than two pieces
+# off 0.13-0.30 of it (e2e looks, 394 reads; mostly piles of 10 or more). A Trade the score disk hints at may leave
+# such a pile out (``_trade_candidates``); the reading still weighs in the cost, at its (tiny) confidence.
+BLIND_COUNT_CONFIDENCE = 0.02
 # A printed action given up weighs this many still open ones: a look may end before the actions that show later,
 # so doing an action that changes nothing (a Tan with no beaver) by giving up the one before it (the Hunt whose
 # beaver the next look shows) must not beat waiting (4p s3, 4p s6). An action still open at the end of the search
@@ -1998,6 +2002,17 @@ class Tracker:
                 pts_sets = [ps for ps in point_sets if any(self._econ_gain(b, ps[0]) == gained for b in purchases)]
                 first += self._hinted(st, p, _score_trades(purchases, pts_sets, rows, limit), gained, max_miss=0,
                                       exchanged=True)
+                # a pile read more loosely still says nothing of its count: the Trades that change it by any amount
+                # a Trade can come next (a tile's price of 3, a point, and 2 exchanges spent at most; as many
+                # exchanges got), with the points the disk shows (e2e 3p s5: a fish pile of 20 read 9 at 0.007 hid
+                # the Trade the disk showed)
+                blind = [r for r in loose if self._by_key(items)[f"{vb}/resource.{r}"][1] < BLIND_COUNT_CONFIDENCE]
+                if blind:
+                    spans = [range(-min(have[r], 6), limit + 1) for r in blind]
+                    rows = [tuple((i, r, dict(zip(blind, ds)).get(r, x)) for i, r, x in row)
+                            for row in target_rows for ds in itertools.product(*spans)]
+                    first += self._hinted(st, p, _score_trades(purchases, pts_sets, rows, limit), gained, max_miss=0,
+                                          exchanged=True)
             scored = first + scored
         out = []
         seen = set()
