@@ -1304,6 +1304,28 @@ def test_a_trade_is_found_under_a_pile_whose_count_says_nothing():
     assert found >= 3
 
 
+def test_a_pile_read_off_while_its_action_is_still_open_is_no_misreading():
+    """e2e 2p s1001: a Fish after a given-up action left 2 fish read 1 at 0.40. The look waited (taking the Fish
+    meant giving up the action before it, and the pile fitted neither line), and the pile was learned as a
+    misreading of 'no fish yet'; at the end of the turn that made giving up the Fish too cost less than the Fish.
+    A player's piles are not learned while their tile has actions open: the Fish is logged."""
+    for players, seed, i in ((3, 2, 274), (4, 3, 194)):
+        states, moves = record(players, seed)
+        assert [type(m) for m in moves[i:i + 3]] == [M.Activate, M.Fish, M.EndTurn]
+        p = states[i].current
+        key = f"{village_board(p)}/resource.fish"
+        tracker = Tracker(states[i].copy())
+        events = tracker.observe(observation(states[i + 1], 0))
+        for k in (i + 2, i + 4):  # after the Fish, then after the next move seen: the pile read one short each time
+            obs = observation(states[k], k)
+            ((kind, n),) = obs.readings[key].value
+            obs.readings[key] = Reading(((kind, n - 1),), 0.4)
+            events += tracker.observe(obs)
+        logged = [M.move_from_json(mv) for e in events if isinstance(e, MoveRecognized) for mv in e.moves]
+        assert M.Fish() in logged, (players, seed, logged)
+        assert not any(isinstance(e, ALERTS) for e in events)
+
+
 def test_a_taken_tile_read_as_its_level_twin_names_the_tile_it_can_be():
     """Village tiles whose ids differ by the level alone (``A1-11`` / ``A2-11``) differ on the table by one glyph;
     e2e 3p s20's Restore took A1-11 from the display, read A2-11 at 0.11 for one look: no Restore laid that out,
