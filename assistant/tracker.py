@@ -117,9 +117,10 @@ RESTORE_HEAP = f"{MASK_BOARD}/restore"
 # injected wrong step accepted in 3p s1005). A tile's face read as unsure still ranks the ~50 faces.
 LOOSE_COUNT_CONFIDENCE = 0.1
 # A resource space's count read below this says next to nothing: right 0.16-0.57 of the time, more than two pieces
-# off 0.13-0.30 of it (e2e looks, 394 reads; mostly piles of 10 or more). A Trade the score disk hints at may leave
-# such a pile out (``_trade_candidates``); the reading still weighs in the cost, at its (tiny) confidence.
-BLIND_COUNT_CONFIDENCE = 0.02
+# off 0.13-0.30 of it (e2e looks: 1,007 reads, a fifth of them piles of 10 or more; from 0.05 to 0.1, 0.10). The
+# Trades the score disk hints at may change such a pile by any amount (``_trade_candidates``); the reading still
+# weighs in the cost, at its (small) confidence. e2e 3p s5: fish 17 read 9 at 0.007; 4p s1006: 13 read 9 at 0.035.
+BLIND_COUNT_CONFIDENCE = 0.05
 # A printed action given up weighs this many still open ones: a look may end before the actions that show later,
 # so doing an action that changes nothing (a Tan with no beaver) by giving up the one before it (the Hunt whose
 # beaver the next look shows) must not beat waiting (4p s3, 4p s6). An action still open at the end of the search
