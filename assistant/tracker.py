@@ -142,6 +142,8 @@ PREF_COST = 0.075
 # that took a display tile against one that did not) but never raises an alert. On the e2e games the true tile
 # was never more than 0.27 behind a read under 0.1.
 TILE_EVIDENCE_CAP = 0.3
+# A lake read this much less surely than at the last look that added moves may hide a new canoe (``_hiding_lake``)
+HIDING_LAKE_MARGIN = 0.05
 TILE_NAMED = 0.1  # a tile face read at this confidence or more names the tile (100 % right on the e2e games)
 SCORE_RULE = "W-SCR-6"  # where points come from: a score disk must show what the engine computed
 # A score disk read at this confidence or more that is not where the engine puts it is a ScoreMismatch. Lower than
@@ -1350,6 +1352,7 @@ class Tracker:
         exp = node.exp
         military = []
         unseen = None  # ``_marker_unseen``, asked once, at the first Activate whose slot does not show the marker
+        hiding = None  # ``_hiding_lake``, asked once, at the first Canoe
         for m in legal_moves(st, samples=0, edition=self.ed):
             if isinstance(m, M.Activate):
                 if year_may_end or shows(f"{vb}/slot.{m.slot[0] * 3 + m.slot[1]}", f"action_marker:{colour}"):
@@ -1374,8 +1377,12 @@ class Tracker:
                         out += [(replace(m, as_guard=True), int(e is not None), e) for e in self._as_guard_edits(st, p)]
             elif isinstance(m, M.Canoe):
                 # a lake is a pile (``view.PILE_KEYS``): a new canoe may not show at all; ranked as giving the
-                # action up, such a Canoe wins only where the table shows its effect (a Fish catching one fish more)
-                out.append((m, 0 if maybe(f"{mp}/{m.lake}") else SKIP_WEIGHT, None))
+                # action up, such a Canoe wins only where the table shows its effect (a Fish catching one fish more),
+                # or on a lake newly read less surely (``_hiding_lake``), one step behind a canoe seen
+                if hiding is None:
+                    hiding = self._hiding_lake(mp, items)
+                key = f"{mp}/{m.lake}"
+                out.append((m, 0 if maybe(key) else 1 if key == hiding else SKIP_WEIGHT, None))
             elif isinstance(m, M.Military):
                 military.append(m)
             elif isinstance(m, (M.MaskCeremony, M.Move, M.Trade, M.UseProgress)):
@@ -1407,6 +1414,18 @@ class Tracker:
         if st.players[p].progress:
             out += self._use_progress_candidates(node, items, by_key, open_keys)
         return out
+
+    def _hiding_lake(self, mp: str, items) -> str:
+        """The key of the lake whose reading lost the most confidence since the last look that added moves, when
+        it lost at least ``HIDING_LAKE_MARGIN``; else "". A canoe put down partly hidden by others lowers the
+        reading's confidence (e2e 4p s9: a crowded L2 went from 0.57 to 0.44, then 0.34, as two canoes went there
+        unseen); a lake read unsurely all along (two canoes stacked, 3p s8) hides nothing new."""
+        if not self._looks:
+            return ""
+        conf, _, _ = self._look_maps(items)
+        before = {k: c for k, _, c in self._looks[-1][1]}
+        drops = sorted((c - before[k], k) for k, (_, c) in conf.items() if k.startswith(f"{mp}/L") and k in before)
+        return drops[0][1] if drops and drops[0][0] <= -HIDING_LAKE_MARGIN else ""
 
     def _marker_unseen(self, st: State, p: int, items, exp: dict) -> bool:
         """Whether player ``p``'s next action marker surely left the Sages area and no tile slot shows it where it
