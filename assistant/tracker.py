@@ -2027,15 +2027,15 @@ class Tracker:
                 pts_sets = [ps for ps in point_sets if any(self._econ_gain(b, ps[0]) == gained for b in purchases)]
                 first += self._hinted(st, p, _score_trades(purchases, pts_sets, rows, limit), gained, max_miss=0,
                                       exchanged=True)
-                # a pile read more loosely still says nothing of its count: the Trades that change it by any amount
-                # a Trade can come next (a tile's price of 3, a point, and 2 exchanges spent at most; as many
-                # exchanges got), with the points the disk shows (e2e 3p s5: a fish pile of 20 read 9 at 0.007 hid
-                # the Trade the disk showed)
-                blind = [r for r in loose if self._by_key(items)[f"{vb}/resource.{r}"][1] < BLIND_COUNT_CONFIDENCE]
-                if blind:
-                    spans = [range(-min(have[r], 6), limit + 1) for r in blind]
-                    rows = [tuple((i, r, dict(zip(blind, ds)).get(r, x)) for i, r, x in row)
-                            for row in target_rows for ds in itertools.product(*spans)]
+                # a pile read more loosely still says nothing of its count: the Trades that change the least sure
+                # such pile by any amount a Trade can come next (a tile's price of 3, a point, and 2 exchanges spent
+                # at most; as many exchanges got), with the points the disk shows (e2e 3p s5: a fish pile of 17 read
+                # 9 at 0.007 hid the Trade the disk showed). One pile only: the rows multiply with each
+                conf = {r: self._by_key(items)[f"{vb}/resource.{r}"][1] for r in loose}
+                blind = min(loose, key=conf.get)
+                if conf[blind] < BLIND_COUNT_CONFIDENCE:
+                    rows = [tuple((i, r, d if r == blind else x) for i, r, x in row)
+                            for row in target_rows for d in range(-min(have[blind], 6), limit + 1)]
                     first += self._hinted(st, p, _score_trades(purchases, pts_sets, rows, limit), gained, max_miss=0,
                                           exchanged=True)
             scored = first + scored
