@@ -1380,7 +1380,7 @@ class Tracker:
                 # action up, such a Canoe wins only where the table shows its effect (a Fish catching one fish more),
                 # or on a lake newly read less surely (``_hiding_lake``), one step behind a canoe seen
                 if hiding is None:
-                    hiding = self._hiding_lake(mp, items)
+                    hiding = self._hiding_lake(st, mp, items)
                 key = f"{mp}/{m.lake}"
                 out.append((m, 0 if maybe(key) else 1 if key == hiding else SKIP_WEIGHT, None))
             elif isinstance(m, M.Military):
@@ -1415,16 +1415,17 @@ class Tracker:
             out += self._use_progress_candidates(node, items, by_key, open_keys)
         return out
 
-    def _hiding_lake(self, mp: str, items) -> str:
+    def _hiding_lake(self, st: State, mp: str, items) -> str:
         """The key of the lake whose reading lost the most confidence since the last look that added moves, when
         it lost at least ``HIDING_LAKE_MARGIN``; else "". A canoe put down partly hidden by others lowers the
         reading's confidence (e2e 4p s9: a crowded L2 went from 0.57 to 0.44, then 0.34, as two canoes went there
         unseen); a lake read unsurely all along (two canoes stacked, 3p s8) hides nothing new."""
         if not self._looks:
             return ""
-        conf, _, _ = self._look_maps(items)
-        before = {k: c for k, _, c in self._looks[-1][1]}
-        drops = sorted((c - before[k], k) for k, (_, c) in conf.items() if k.startswith(f"{mp}/L") and k in before)
+        now, _, _ = self._look_maps(items)
+        before, _, _ = self._look_maps(self._looks[-1][1])
+        drops = sorted((now[k][1] - before[k][1], k) for k in (f"{mp}/{lid}" for lid in st.lakes)
+                       if k in now and k in before)
         return drops[0][1] if drops and drops[0][0] <= -HIDING_LAKE_MARGIN else ""
 
     def _marker_unseen(self, st: State, p: int, items, exp: dict) -> bool:
@@ -1884,11 +1885,9 @@ class Tracker:
                 # any other use: e2e 4p s6's Free order, named Animal at its purchase, was logged as Animal taking
                 # a leather that a pile read loosely could not deny, three years running
                 t = st.turn
-                if turned:
+                if turned or (t.placed == "tile" and not t.free_order and len(t.pending) - t.cursor > 1):
                     moves = [M.UseProgress(tile)]
-                elif t.placed == "tile" and not t.free_order and len(t.pending) - t.cursor > 1:
-                    moves = [M.UseProgress(tile)]
-                    pref += 2
+                    pref += 0 if turned else 2
             elif rule == "W-PRG-L1-9":
                 moves = [M.UseProgress(tile, resources=(r,)) for r in ANIMALS]
             elif rule == "W-PRG-L2-9":
@@ -2019,7 +2018,8 @@ class Tracker:
             first = self._hinted(st, p, scored, gained, max_miss=1)
             # a pile counted loosely may be two pieces off: the Trades that fit it exactly at one or two pieces from
             # its count, with those points, come next (e2e 2p s13: fish 7 read 9 at 0.06 hid the true Trade)
-            loose = [r for r in seen_res if self._by_key(items)[f"{vb}/resource.{r}"][1] < LOOSE_COUNT_CONFIDENCE]
+            conf = {r: self._by_key(items)[f"{vb}/resource.{r}"][1] for r in seen_res}
+            loose = [r for r in seen_res if conf[r] < LOOSE_COUNT_CONFIDENCE]
             if loose:
                 rows = [tuple((i, r, x + dict(zip(loose, shift)).get(r, 0)) for i, r, x in row)
                         for row in target_rows for shift in itertools.product((-2, -1, 1, 2), repeat=len(loose))
@@ -2031,7 +2031,6 @@ class Tracker:
                 # such pile by any amount a Trade can come next (a tile's price of 3, a point, and 2 exchanges spent
                 # at most; as many exchanges got), with the points the disk shows (e2e 3p s5: a fish pile of 17 read
                 # 9 at 0.007 hid the Trade the disk showed). One pile only: the rows multiply with each
-                conf = {r: self._by_key(items)[f"{vb}/resource.{r}"][1] for r in loose}
                 blind = min(loose, key=conf.get)
                 if conf[blind] < BLIND_COUNT_CONFIDENCE:
                     rows = [tuple((i, r, d if r == blind else x) for i, r, x in row)
