@@ -15,7 +15,8 @@ Values.
   An empty count means "looked, saw nothing". Only visible pieces are counted: a stack shows as one piece, a disk
   under another disk is not counted. Filling those in is the tracker's job (conservation and history).
 - A ``#tile`` reading's value is ``"<tile id>:<side>"`` or None (empty slot).
-- ``confidence`` in [0, 1]: how sure vision is of this one decision.
+- ``confidence`` in [0, 1]: how sure vision is of this one decision. A resource count at the most pieces of its kind
+  the reader can tell (a lower bound, not a count) is read at exactly ``COUNT_BOUND_CONFIDENCE``.
 - ``others`` (tile faces only, may be empty): the runner-up values vision weighed, each with how far it fits worse
   than ``value`` ((value, margin), ...; the confidence is the smallest margin). A value not listed fits worse than
   every listed one. A weak read still tells what the tile is not: an advanced tile whose number is unsure is
@@ -34,6 +35,7 @@ Pieces = tuple[tuple[str, int], ...]  # sorted (piece key, count) pairs, count >
 Value = Union[Pieces, str, None]
 
 FORMAT = "tablewatch.observation/1"
+COUNT_BOUND_CONFIDENCE = 0.05  # the confidence of a resource count that is a lower bound (see the module docstring)
 
 
 def piece_key(cls: str, colour: str, side: str | None = None) -> str:

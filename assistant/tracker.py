@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import NamedTuple
 
 from assistant.movelog import observable
-from assistant.observation import Observation, split_key, split_reading_key
+from assistant.observation import COUNT_BOUND_CONFIDENCE, Observation, split_key, split_reading_key
 from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.describe import describe
@@ -135,13 +135,25 @@ SKIP_WEIGHT = 2
 # as given up; 4p s6: a leather pile read 2 off at 0.015 had a progress tile give the leather. The e2e games' random
 # players give up far more actions than people do (303 on 1,848 tiles activated), so there a loose pile cuts both
 # ways: 4p s15, 4p s3 and 4p s6 were won, 3p s8 and 2p s1004 lost (a Hunt and a Fish given up, their piles read as
-# before at 0.11-0.12).
+# before at 0.11-0.12), until a pile read exactly as before counted as unchanged (``STEADY_COUNT_CONFIDENCE``).
 PREF_COST = 0.075
 # A tile face read weakly still weighs the tiles it was not: the expected tile costs how far it fits behind the read
 # (``Reading.others``), at most this unless the read itself is surer, so a weak read ranks the candidates (a Restore
 # that took a display tile against one that did not) but never raises an alert. On the e2e games the true tile
 # was never more than 0.27 behind a read under 0.1.
 TILE_EVIDENCE_CAP = 0.3
+# A resource space read as at the last look, where it read as the accepted position had it, and as surely within
+# this, did not change: an added or taken piece changes the view of the pile even where the count stays (a look
+# after a Fish given up reads the fish exactly as before). Its disagreement with a line weighs at least
+# ``STEADY_COUNT_CONFIDENCE``, more than a given-up action (``SKIP_WEIGHT`` x ``PREF_COST``). e2e looks: of
+# 105,000 such reads, 2 hid a change (both below ``LOOSE_COUNT_CONFIDENCE``, where this does not apply).
+STEADY_MARGIN = 0.02
+STEADY_COUNT_CONFIDENCE = 0.2
+# A resource space read as at the last look that added moves but this much less surely, and now below
+# ``STEADY_COUNT_CONFIDENCE``, may hide a piece put on it: one piece away agrees, as below
+# ``LOOSE_COUNT_CONFIDENCE`` (e2e 4p s1009: 2 beavers read at 0.60, then 3 read 2 at 0.17). Read still at 0.2 or
+# more, the count is right 19 times in 20 and stands.
+SHAKEN_COUNT_MARGIN = 0.1
 # A lake read this much less surely than at the last look that added moves may hide a new canoe (``_hiding_lake``)
 HIDING_LAKE_MARGIN = 0.05
 TILE_NAMED = 0.1  # a tile face read at this confidence or more names the tile (100 % right on the e2e games)
@@ -462,6 +474,10 @@ class Tracker:
         self._homes = {f"{map_board(state.n)}/{tid}" for tid, t in state.territories.items() if t.home_of is not None}
         self._aways: dict[int, tuple] = {}  # a look's warriors outside the Homes by colour (``_warriors_away``)
         self._base_exp: dict = {}  # the expected readings of the position the current search starts from
+        # resource spaces at the last look that added moves that read as its position had them: key -> (value,
+        # confidence). Not a look that added none: a pile changed by an action the search has not yet taken (a
+        # Harvest under way) reads as the position before
+        self._steady: dict[str, tuple] = {}
 
     # ---- public API --------------------------------------------------------------------------------------------
     def observe(self, obs: Observation) -> list[Event]:
@@ -543,6 +559,7 @@ class Tracker:
             self._learn_misreadings(best, items, at)
             if len(self.moves) > at:
                 self._looks = (self._looks + [(at, items)])[-BACKTRACK_LOOKS:]
+                self._steady = {k: (v, c) for k, v, c in items if _counted(k) and best.exp.get(k, _ABSENT) == v}
             if stubborn:  # the moves are in; the places they did not touch that still disagree stay an alert
                 events += self._explain_failure(self._node(self.state, (), items, 0), items)
             if not obs.boards_unread:  # with a board unread the turn may be only half seen: its points too
@@ -1073,7 +1090,7 @@ class Tracker:
             if value == expected or expected is _ABSENT:  # most readings agree: the quick test first
                 continue
             if reading_differs(key, value, expected) and not (
-                    conf < LOOSE_COUNT_CONFIDENCE and _counted(key) and _one_piece_off(reading_error(value, expected))):
+                    _counted(key) and self._loose(key, value, conf) and _one_piece_off(reading_error(value, expected))):
                 w = conf if as_read else self._weight(key, value, conf, exp, items)
                 if self._known(key, value, expected):
                     known += w  # no new evidence: costs nothing
@@ -1173,6 +1190,27 @@ class Tracker:
                     out.append((k, v, c))
         return out
 
+    def _steady_read(self, key: str, value, conf: float) -> bool:
+        """Whether a resource space reads as at the last look that added moves, where it read as the position had
+        it and as the search's start has it still, as surely within ``STEADY_MARGIN``: the pile did not change. Not
+        a count that is a lower bound (``COUNT_BOUND_CONFIDENCE``): more pieces do not change it (3p s17: 9 beavers
+        read 7, then 10 still 7)."""
+        before = self._steady.get(key)
+        return before is not None and before[0] == value == self._base_exp.get(key) \
+            and abs(conf - before[1]) <= STEADY_MARGIN and conf != COUNT_BOUND_CONFIDENCE
+
+    def _loose(self, key: str, value, conf: float) -> bool:
+        """Whether a resource space's count is read too loosely to tell one piece more or less: below
+        ``LOOSE_COUNT_CONFIDENCE``, or below ``STEADY_COUNT_CONFIDENCE`` after the last look that added moves read
+        the same count ``SHAKEN_COUNT_MARGIN`` more surely; not a steady read (``_steady_read``), which tells that
+        the pile did not change whatever its count."""
+        before = self._steady.get(key)
+        if before is None or before[0] != value:
+            return conf < LOOSE_COUNT_CONFIDENCE
+        if self._steady_read(key, value, conf):
+            return False
+        return conf < LOOSE_COUNT_CONFIDENCE or (conf < STEADY_COUNT_CONFIDENCE and before[1] - conf >= SHAKEN_COUNT_MARGIN)
+
     def _weight(self, key: str, value, conf: float, exp: dict, items) -> float:
         """How much a reading that disagrees with ``exp`` weighs: its confidence, but at most
         ``HOME_STACK_CONFIDENCE`` for a Home read with fewer warriors than ``exp`` has there (warriors hidden in
@@ -1188,6 +1226,8 @@ class Tracker:
             return HOME_STACK_CONFIDENCE
         if key == RESTORE_HEAP:
             return min(conf, HEAP_CONFIDENCE)
+        if conf < STEADY_COUNT_CONFIDENCE and self._steady_read(key, value, conf):
+            return STEADY_COUNT_CONFIDENCE
         if key.endswith("#tile") and (conf < MARKED_TILE_SURE or exp.get(key) == self._base_exp.get(key)):
             slot = exp.get(key[:-len("#tile")])
             if isinstance(slot, tuple) and any(k.startswith("action_marker:") for k, _ in slot):
