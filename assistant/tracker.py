@@ -2184,14 +2184,18 @@ class Tracker:
         return [M.Trade(exchanges, card, v, buy, pts, use, skip) for buy in buys for v in victims]
 
     def _victims(self, st: State, p: int, items) -> list:
-        """Smallpox victims that agree with the map: p's natives whose region now reads differently."""
+        """Smallpox victims that agree with the map: p's natives whose region now reads differently, and p's guards
+        where the camera's reading is a known misreading (a Home read one short: one guard less reads the same,
+        or right; e2e 4p s15: 7 guards read 6, the victim's 6 read 6)."""
         exp = map_readings(st)
         differ = {split_reading_key(k)[1] for k, v, _ in items if self._open(k, v, exp)}
+        board = map_board(st.n)
+        misread = {split_reading_key(k)[1] for k in self.misreadings if k.startswith(board + "/")}
         out = []
         for tid, t in st.territories.items():
             if st.options.smallpox_from_home_only and t.home_of != p:
                 continue
-            if t.guards[p] and tid in differ:
+            if t.guards[p] and (tid in differ or tid in misread):
                 out.append(M.Victim(tid))
             for i, pa in enumerate(t.pas):
                 if pa.owner == p and pa.count > 0 and f"{tid}.pa{i}" in differ:

@@ -1157,6 +1157,29 @@ def test_an_action_whose_pile_reads_unchanged_only_loosely_is_done_not_given_up(
     assert isinstance(tracker.moves[-1], type(moves[end + 1]))  # the turn after it is in either way
 
 
+def test_a_smallpox_victim_taken_from_a_home_read_one_short_is_the_guard():
+    """Game 1 (3 players), move 53: a Trade whose smallpox victim is a guard of the player's Home (W-ACT-10), which
+    goes to the Long House. The Home was read one guard short before (a known misreading), so after the Trade it
+    reads right, the same count: no new difference there, yet the guard is the victim the Long House shows (e2e
+    4p s15: 7 guards read 6, then 6 read 6; the Trade was logged without its victim and the Long House's warrior
+    left unexplained, and a Ritual of that warrior two turns later was logged without it)."""
+    states, moves = record(3, 1)
+    trade = moves[53]
+    assert isinstance(trade, M.Trade) and trade.victim is not None and trade.victim.pa is None
+    home = f"{map_board(3)}/{trade.victim.territory}"
+    after = expected_readings(states[54])[home]
+    assert after != expected_readings(states[53])[home]  # one guard fewer
+    tracker = Tracker(states[53].copy())
+    obs = observation(states[53], 0)
+    obs.readings[home] = Reading(after, 0.5)  # one short
+    assert tracker.observe(obs) == [] and home in tracker.misreadings
+    obs = observation(states[54], 1)
+    obs.readings[home] = Reading(after, 0.4)
+    events = tracker.observe(obs)
+    assert not any(isinstance(e, ALERTS) for e in events)
+    assert tracker.moves == [trade], tracker.moves
+
+
 def _turn_start_owning(tile: str):
     """``_turn_start_with_outpost(2, 3)`` with the current player owning the progress tile ``tile``, taken from its row."""
     st = _turn_start_with_outpost(2, 3)
