@@ -1113,7 +1113,7 @@ def test_a_pile_counted_short_that_reads_the_same_as_it_grows_hides_no_action(se
 @pytest.mark.parametrize("before, confidence, logged, least", [
     (0.95, 0.13, True, 1), (0.95, 0.3, False, 1), (0.6, 0.17, True, 1), (0.13, 0.13, False, 1), (0.13, 0.14, False, 1),
     (0.11, 0.14, True, 1), (0.13, 0.13, False, 2), (COUNT_BOUND_CONFIDENCE, COUNT_BOUND_CONFIDENCE, True, 2)])
-def test_an_action_whose_pile_reads_unchanged_only_loosely_is_done_not_given_up(before, confidence, logged, least):
+def test_an_action_whose_pile_reads_as_before_is_done_or_given_up_as_the_read_says(before, confidence, logged, least):
     """Game 1 (2 players): a Harvest, Fish or Hunt adds to a resource pile, which the counter still reads as before
     (a big pile counted short). Every printed action is optional (W-ACT-8), but players nearly always do them: a
     line that gives one up weighs 0.15 beside the readings (``PREF_COST``). The pile is read at ``before`` at the
