@@ -639,14 +639,9 @@ def test_a_guard_gone_home_into_a_stack_read_short_is_the_move(players, seed, i)
     assert [e.kind for e in events] == ["MoveRecognized"] and events[0].moves == [M.move_to_json(m)]
 
 
-def test_an_alternative_with_a_hidden_score_outlives_the_others():
-    """Two lines that leave the table the same, one with red's military disk on 5 under blue's, the other on 6
-    under green's, stay two hypotheses until the disk on top moves on, which may take many looks (e2e 3p s2: a
-    skipped Military action showed 33 looks later). The score alternative is kept ``SCORE_ALT_HORIZON`` looks and
-    is not crowded out by the newer alternatives of how far a turn has gone (at most ``max_alts`` of those, each
-    for ``alt_horizon`` looks)."""
-    from assistant.tracker import SCORE_ALT_HORIZON, _Node
-
+def _military_hidden_under_a_disk():
+    """Game 2 (3 players) at move 40 with red's military disk on 5 under blue's, and the same table with it on 6
+    under green's: (that position, the other)."""
     states, _ = record(3, 2)
     base = states[40].copy()
     base.turn_order = [0, 1, 2]  # red at the bottom of every stack
@@ -654,6 +649,18 @@ def test_an_alternative_with_a_hidden_score_outlives_the_others():
         base.players[p].tracks["military"] = v
     hidden_up = base.copy()
     hidden_up.players[0].tracks["military"] = 6
+    return base, hidden_up
+
+
+def test_an_alternative_with_a_hidden_score_outlives_the_others():
+    """Two lines that leave the table the same, one with red's military disk on 5 under blue's, the other on 6
+    under green's, stay two hypotheses until the disk on top moves on, which may take many looks (e2e 3p s2: a
+    skipped Military action showed 33 looks later). The score alternative is kept ``SCORE_ALT_HORIZON`` looks and
+    is not crowded out by the newer alternatives of how far a turn has gone (at most ``max_alts`` of those, each
+    for ``alt_horizon`` looks)."""
+    from assistant.tracker import SCORE_ALT_HORIZON
+
+    base, hidden_up = _military_hidden_under_a_disk()
     other_hand = base.copy()
     other_hand.players[1].hand.append(None)
     tracker = Tracker(base)
@@ -677,13 +684,7 @@ def test_an_alternative_replays_the_looks_since_its_split_with_the_committed_mov
     moves the committed line took at each look are played from the alternative's position, and searched for only
     where they do not explain that look there. Thirty looks replayed cost no search; the current look one (e2e
     4p s3: a hundred looks replayed took 5.8 s, now 0.6)."""
-    states, _ = record(3, 2)
-    base = states[40].copy()
-    base.turn_order = [0, 1, 2]  # red at the bottom of every stack
-    for p, v in enumerate((5, 5, 6)):
-        base.players[p].tracks["military"] = v
-    hidden_up = base.copy()
-    hidden_up.players[0].tracks["military"] = 6
+    base, hidden_up = _military_hidden_under_a_disk()
     tracker = Tracker(base)
     items = [(k, r.value, r.confidence) for k, r in observation(base).readings.items()]
     best, score_alt = (tracker._node(s, (), items, 0) for s in (base, hidden_up))
