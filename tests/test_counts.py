@@ -55,13 +55,13 @@ def test_another_resource_seen_on_a_counted_space_is_taken_for_the_spaces_own_pi
 
 def test_a_count_at_the_most_the_counter_was_trained_on_is_a_weak_lower_bound():
     """The counter's crops hold 0-7 beavers (card ``trained_max``), so 8 or 10 beavers read 7 (e2e: 104 of 104 such
-    piles), at 0.3-0.6: such a count is read at exactly ``CEILING_CONFIDENCE``, the observation's mark of a lower bound
+    piles), at 0.3-0.6: such a count is read at exactly ``COUNT_BOUND_CONFIDENCE``, the observation's mark of a lower bound
     (however sure or unsure the counter was); under the ceiling, and for the other resources (drawn to 14), the
     counter's confidence stands."""
     card = C.Counter.load().trained_max
     assert card == {"beaver": 7}
     at = C.counted_reading(None, C.CountRead("beaver", 7, 0.45), 12, ceiling=card.get("beaver"))
-    assert at.value == (("beaver:none", 7),) and at.confidence == C.CEILING_CONFIDENCE == COUNT_BOUND_CONFIDENCE
+    assert at.value == (("beaver:none", 7),) and at.confidence == COUNT_BOUND_CONFIDENCE
     unsure = C.counted_reading(None, C.CountRead("beaver", 7, 0.01), 12, ceiling=card.get("beaver"))
     assert unsure.confidence == COUNT_BOUND_CONFIDENCE
     under = C.counted_reading(None, C.CountRead("beaver", 6, 0.45), 12, ceiling=card.get("beaver"))

@@ -22,18 +22,13 @@ from typing import NamedTuple
 import numpy as np
 
 from assistant.errors import UserError
-from assistant.observation import COUNT_BOUND_CONFIDENCE
+from assistant.observation import COUNT_BOUND_CONFIDENCE, Reading, pieces
 
 WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "models" / "weights"
 DEFAULT_MODEL = "counter"
 COUNT_PX_PER_MM = 2.0  # the scale crops are read at (the synth writer's village views)
 PAD_MM = 3.0  # context around the space's bounding box
 COUNT_KIND = "resource_space"
-# A count at the most pieces of its kind the counter was trained on (the card's ``trained_max``: beavers 0-7) is a
-# lower bound, not a count: it has never seen more. Such a reading is read at exactly this, the observation's mark of
-# a lower bound (e2e: 104 of 104 piles of 8 or 10 beavers read 7, at 0.3-0.6; a Hunt taking 7 beavers to 10 was
-# given up, 3p s17).
-CEILING_CONFIDENCE = COUNT_BOUND_CONFIDENCE
 
 
 class CountRead(NamedTuple):
@@ -161,15 +156,14 @@ def counted_reading(reading, read: CountRead, max_count: int, quality: float = 1
     already holds (3p s14: "3 corn, 4 pumpkins" on a space of 4 pumpkins, look after look). A resource put on
     the wrong space still shows, as one too many there and one too few on its own space. Other pieces (a warrior,
     a disk) stay. Confidence: the counter's, capped by the board's image quality, and by the detector's when it
-    saw other pieces there; exactly ``CEILING_CONFIDENCE`` when the count is the ``ceiling``, the most pieces of
-    its kind the counter was trained on (a lower bound)."""
-    from assistant.observation import Reading, pieces
-
+    saw other pieces there; exactly ``COUNT_BOUND_CONFIDENCE`` when the count is the ``ceiling``, the most pieces
+    of its kind the counter was trained on: a lower bound, not a count, as it has never seen more (e2e: 104 of 104
+    piles of 8 or 10 beavers read 7, at 0.3-0.6; a Hunt taking 7 beavers to 10 was given up, 3p s17)."""
     key = f"{read.piece}:none"
     counts = dict(reading.value) if reading is not None else {}
     conf = min(read.confidence, quality)
     if reading is not None and any(k != key for k in counts):
         conf = min(conf, reading.confidence)
     if ceiling is not None and read.count >= ceiling:
-        conf = CEILING_CONFIDENCE
+        conf = COUNT_BOUND_CONFIDENCE
     return Reading(pieces(counted_pieces(counts, read, max_count, counted, key, lambda k: k.split(":")[0])), round(float(conf), 4))
