@@ -76,6 +76,12 @@ MISCOUNT_LOOKS = 3  # looks in a row a place the moves touch must show the same 
 BACKTRACK_LOOKS = 4  # accepted looks an unexplained look may re-read (``_try_backtrack``)
 BACKTRACK_FIRST = 2  # ... of which the first unexplained look re-reads
 BACKTRACK_TRIES = 3  # unexplained looks in a row that try it
+# Nodes a speculative search may visit: a re-read from before an earlier look (``_try_backtrack``) or a kept
+# alternative's search (``_try_alternatives``). Each searches on the chance that an earlier look was explained
+# wrongly; the ones that found the line on the e2e games visited at most 210 nodes (a turn explained another way),
+# while on a look nothing explains, re-reads four looks deep visited up to 2,500 each and held an illegal move's
+# alert back 7.3 s (4p s1003). The search stops once it reaches this many (the node it expands then finished).
+SPECULATIVE_NODES = 400
 # depths in a row the search goes on without finding a better line than a shorter one (``_search``): moves on a
 # board under a hand, or turns after the one that explains the look, show nothing and would be tried to the full
 # depth, all alike
@@ -699,16 +705,17 @@ class Tracker:
                 return False
         return True
 
-    def _explain(self, state: State, items, starts: list[_Node] = ()) -> list[_Node]:
+    def _explain(self, state: State, items, starts: list[_Node] = (), max_nodes: int | None = None) -> list[_Node]:
         """Candidate explanations of ``items`` from ``state``; ``starts``: candidates of an earlier look that was
         left unexplained (a board under a hand), searched on from where they stopped as well, so that two turns
-        seen at once need not be found from scratch."""
+        seen at once need not be found from scratch. ``max_nodes``: the nodes a speculative search may visit
+        (``SPECULATIVE_NODES``)."""
         self._base_exp = expected_readings(state)
         root = self._node(state, (), items, 0, self._base_exp)
         if root.exact:
             return [root]
         roots = [root] + [self._node(d.state, d.moves, items, d.pref, edits=d.edits) for d in starts]
-        return self._search(roots, items)
+        return self._search(roots, items, max_nodes)
 
     def _acceptable(self, node: _Node) -> bool:
         return node.cost < self.accept_cost and node.worst < self.alert_confidence
@@ -775,7 +782,7 @@ class Tracker:
             while not alt.dead and alt.born + alt.done < len(self._history):
                 items_then, committed_then = self._history[alt.born + alt.done]
                 node = self._followed(alt.now, committed_then, items_then) \
-                    or min(self._explain(alt.now, items_then), key=_Node.key)
+                    or min(self._explain(alt.now, items_then, max_nodes=SPECULATIVE_NODES), key=_Node.key)
                 if not self._acceptable(node):
                     alt.dead = True
                     break
@@ -785,7 +792,7 @@ class Tracker:
                 alt.done += 1
             if alt.dead:
                 continue
-            node = min(self._explain(alt.now, items), key=_Node.key)
+            node = min(self._explain(alt.now, items, max_nodes=SPECULATIVE_NODES), key=_Node.key)
             if self._acceptable(node) and (committed is None or (node.cost, node.score_cost) < (committed.cost, committed.score_cost)):
                 moves = alt.line + list(node.moves)
                 edits = alt.line_edits + [{"at": len(alt.line) + i, "edit": e} for i, e in node.edits]
@@ -846,7 +853,7 @@ class Tracker:
         for back in range(1, min(depth, len(self._looks)) + 1):
             at = self._looks[-back][0]
             base = self.replay(at)
-            nodes = self._explain(base, items)
+            nodes = self._explain(base, items, max_nodes=SPECULATIVE_NODES)
             best = min(nodes, key=_Node.key)
             known = None
             ok = self._acceptable(best)
@@ -1258,7 +1265,7 @@ class Tracker:
         return conf
 
     # ---- the search ----------------------------------------------------------------------------------------------
-    def _search(self, roots: list[_Node], items) -> list[_Node]:
+    def _search(self, roots: list[_Node], items, max_nodes: int | None = None) -> list[_Node]:
         frontier = list(roots)
         seen = {self._sig(r): r.pref for r in roots}  # signature -> the best preference rank that reached it
         every = list(roots)
@@ -1287,10 +1294,15 @@ class Tracker:
                         continue  # reached already, as well or better (a longer path may skip fewer actions)
                     seen[sig] = child.pref
                     children.append(child)
+                if max_nodes is not None and len(every) + len(children) >= max_nodes:
+                    break  # the frontier is best first: the nodes left unexpanded are the least likely
             if not children:
                 break
             children.sort(key=_Node.key)
             every += children
+            if max_nodes is not None and len(every) >= max_nodes:
+                self.stats["cut"] += 1
+                break
             perfect = [c for c in children if c.exact]
             if perfect or found_perfect:
                 # a longer sequence cannot explain more; go deeper only to do the actions still open, and to

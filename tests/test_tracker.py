@@ -591,6 +591,31 @@ def test_a_misreading_the_table_keeps_showing_marks_its_look_for_a_deeper_reread
     assert tracker._suspect_look() is None
 
 
+def test_the_rereads_of_a_look_nothing_explains_stop_at_their_node_cap(monkeypatch):
+    """An action marker put off the line (W-LINE-2) after ten turns read well: nothing explains the look, so the
+    tracker tries its kept alternatives and re-reads the looks before (``_try_backtrack``) on the chance that one
+    was explained wrongly. Each of those speculative searches stops at ``SPECULATIVE_NODES`` (e2e 4p s1003: such
+    re-reads held an illegal move's alert back 7.3 s; the ones that found a line visited at most 210 nodes). With
+    the cap at 5 the searches are cut, visit fewer nodes, and the look is called out with the same rule."""
+    import assistant.tracker as tracker_module
+
+    states, moves = record(3, 22)
+    ends = list(turn_ends(states, moves, 2))
+    fake, rule = inject_line_rule(ends[10][1])
+    results = []
+    for cap in (tracker_module.SPECULATIVE_NODES, 5):
+        monkeypatch.setattr(tracker_module, "SPECULATIVE_NODES", cap)
+        tracker = Tracker(conceal(new_game(NAMES[:3], seed=22)))
+        for i, st in ends[:11]:
+            assert not any(isinstance(e, ALERTS) for e in tracker.observe(observation(st, i)))
+        nodes, cut = tracker.stats["nodes"], tracker.stats["cut"]
+        events = tracker.observe(observation(fake, 999))
+        assert [(e.kind, e.rule) for e in events if isinstance(e, ALERTS)] == [("IllegalMove", rule)]
+        results.append((tracker.stats["nodes"] - nodes, tracker.stats["cut"] - cut))
+    (full, full_cut), (capped, capped_cut) = results
+    assert full_cut == 0 and capped_cut >= 2 and capped < full / 2
+
+
 @pytest.mark.parametrize("confidence, noise", [(0.55, 0.45), (0.9, None)])
 def test_a_home_read_one_short_all_game_holds_nothing_back(confidence, noise):
     """A crowded Home reads one warrior short at every look while its guards come and go. Unsure (0.55), with
@@ -693,7 +718,7 @@ def test_an_alternative_replays_the_looks_since_its_split_with_the_committed_mov
         tracker._remember(items, 0, best, [best])
     searched = []
     search = tracker._explain
-    tracker._explain = lambda st, its, starts=(): searched.append(st) or search(st, its, starts)
+    tracker._explain = lambda st, its, starts=(), **cap: searched.append(st) or search(st, its, starts, **cap)
     assert tracker._try_alternatives(items, best) is None  # it explains the look no better than the committed line
     (alt,) = tracker.alts
     assert (alt.done, alt.dead, alt.now.players[0].tracks["military"]) == (30, False, 6)
