@@ -4,8 +4,9 @@ Owns storage only: which games exist (with their setup JSON) and the ordered eve
 time, kind, JSON payload): observations, recognised moves, alerts and corrections. Rebuilding a game's state from
 its events is the session's job (``assistant/session.py``).
 
-Durability: every append is its own committed transaction, so a ``kill -9`` or a power cut loses at most the event
-being written, and never leaves a half-written one (SQLite's journal). When the disk is full ("database or disk is
+Durability: every append is its own committed transaction, and ``append_many`` (a look and the events the tracker
+drew from it) is one, so a ``kill -9`` or a power cut loses at most what was being written, and never leaves half
+of it (SQLite's journal): a resumed game runs its tracker again on the looks and finds every event they gave. When the disk is full ("database or disk is
 full") or the file is read-only, the event is kept in memory, ``status`` carries a clear message, the game goes on,
 and the pending events are written at the next append or ``flush()`` that succeeds — in order, with the seq numbers
 they were given. A file that is not a SQLite database gives a ``UserError`` saying so.
@@ -91,34 +92,53 @@ class EventLog:
 
     def append(self, game_id: str, kind: str, payload: dict, t: float | None = None) -> int:
         """Append one event; returns its seq. Never raises for a full or read-only disk (see ``status``)."""
+        return self.append_many(game_id, [(kind, payload)], t)[0]
+
+    def append_many(self, game_id: str, events: list[tuple[str, dict]], t: float | None = None) -> list[int]:
+        """Append ``(kind, payload)`` events in one transaction (all or none of them are written); returns their
+        seqs. Never raises for a full or read-only disk (see ``status``)."""
         with self._lock:
-            seq = self._next_seq
-            self._next_seq += 1
-            self._pending.append(("events", (seq, game_id, time.time() if t is None else t, kind, json.dumps(payload, sort_keys=True))))
+            seqs = list(range(self._next_seq, self._next_seq + len(events)))
+            self._next_seq += len(events)
+            when = time.time() if t is None else t
+            self._pending += [("events", (seq, game_id, when, kind, json.dumps(payload, sort_keys=True)))
+                              for seq, (kind, payload) in zip(seqs, events)]
             self.flush()
-            return seq
+            return seqs
 
     def flush(self) -> bool:
-        """Write the pending rows; True when nothing is left pending."""
+        """Write the pending rows, in one transaction; True when nothing is left pending."""
         with self._lock:
-            while self._pending:
-                table, row = self._pending[0]
-                try:
+            if not self._pending:
+                self.problem = None
+                return True
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                for table, row in self._pending:
                     if table == "games":
                         self.db.execute("INSERT OR IGNORE INTO games (id, created, game, title, setup) VALUES (?, ?, ?, ?, ?)", row)
                     else:
                         self.db.execute("INSERT INTO events (seq, game_id, t, kind, payload) VALUES (?, ?, ?, ?, ?)", row)
-                except sqlite3.OperationalError as exc:
-                    problem = _storage_problem(exc) or f"the game log cannot be written ({exc})"
-                    self.problem = (f"{problem}: {len(self._pending)} event(s) are kept in memory and the game goes on; "
-                                    "they are written as soon as the log can be written again (free some disk space).")
-                    return False
-                except sqlite3.DatabaseError as exc:
-                    self.problem = f"the game log file is damaged ({exc}); events are kept in memory. Export the game now."
-                    return False
-                self._pending.pop(0)
+                self.db.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                self._rollback()
+                problem = _storage_problem(exc) or f"the game log cannot be written ({exc})"
+                self.problem = (f"{problem}: {len(self._pending)} event(s) are kept in memory and the game goes on; "
+                                "they are written as soon as the log can be written again (free some disk space).")
+                return False
+            except sqlite3.DatabaseError as exc:
+                self._rollback()
+                self.problem = f"the game log file is damaged ({exc}); events are kept in memory. Export the game now."
+                return False
+            self._pending.clear()
             self.problem = None
             return True
+
+    def _rollback(self) -> None:
+        try:
+            self.db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass  # no transaction was open (BEGIN itself failed)
 
     @property
     def status(self) -> dict:

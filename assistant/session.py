@@ -64,6 +64,7 @@ Event dicts (``events_since``) are ``{"seq", "kind", "t", "payload"}`` where pay
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 import time
@@ -140,11 +141,14 @@ class GameSession:
             state = conceal(state)
         log = db_path if isinstance(db_path, EventLog) else EventLog(db_path)
         gid = game_id or _new_game_id()
-        log.create_game(gid, "wendake", {"format": "tablewatch.game-setup/1", "players": names, "colours": [p.colour for p in state.players],
-                                         "seed": seed, "tribes": [p.tribe for p in state.players], "known_piles": known_piles,
-                                         "solo": state.solo.difficulty if state.solo else None,
-                                         "initial": state.to_json()}, title or " vs ".join(names))
-        session = cls(log, gid, state, **tracker_options)
+        # the game starts from the set-up as the log keeps it (JSON, keys sorted), as a resumed game does: the
+        # order of a state's dicts orders the tracker's candidates, and a resumed game runs it again (``_rerun``)
+        setup = json.loads(json.dumps({
+            "format": "tablewatch.game-setup/1", "players": names, "colours": [p.colour for p in state.players],
+            "seed": seed, "tribes": [p.tribe for p in state.players], "known_piles": known_piles,
+            "solo": state.solo.difficulty if state.solo else None, "initial": state.to_json()}, sort_keys=True))
+        log.create_game(gid, "wendake", setup, title or " vs ".join(names))
+        session = cls(log, gid, State.from_json(setup["initial"]), **tracker_options)
         if session.referee is not None:
             with session._cond:  # year 1 starts with the Ghost's mask card (W-SOLO-8)
                 session._record(session.referee.announce(session.tracker))
@@ -158,9 +162,66 @@ class GameSession:
         if gid is None:
             raise UserError(f"{log.path} holds no game yet. Start one first.")
         setup = log.setup(gid)
+        events = log.events(gid)
         session = cls(log, gid, State.from_json(setup["initial"]), **tracker_options)
-        session._replay(log.events(gid))
+        try:
+            rerun = session._rerun(events)
+        except Exception:  # noqa: BLE001 - a fault the run meets again must not keep the game from resuming
+            rerun = False
+        if not rerun:
+            session = cls(log, gid, State.from_json(setup["initial"]), **tracker_options)
+            session._replay(events)
         return session
+
+    def _rerun(self, events: list[dict]) -> bool:
+        """Rebuild the tracker by running it again on the stored observations and the tablet's corrections, in the
+        log's order. The tracker is deterministic and was fed exactly what the log stores (``feed``), so it comes
+        back with what it had learned as well as the moves: the places the camera keeps misreading, the lines it
+        kept alive, the looks it may read again. With the moves alone, a game resumed mid-way read a Home it knew
+        to be misread as a warrior across a river, and every look after was an alert (e2e 4p s15: 109). A look and
+        its events are written in one transaction (``_record``). True when each event the run gives is the one
+        stored; False when one differs or is missing (a log written by another version, a solo game's referee, a
+        log without observations), and the caller rebuilds from the moves alone (``_replay``)."""
+        if self.referee is not None or not any(e["kind"] == "Observation" for e in events):
+            return False
+        tr = self.tracker
+        given: list[Event] = []  # what the last look or correction gave, not yet met in the log
+        for e in events:
+            kind, payload = e["kind"], e["payload"]
+            if kind == "Observation":
+                if given:
+                    return False
+                given = tr.observe(Observation.from_json(payload))
+                continue
+            if not given:  # a correction made on the tablet: made again
+                given = self._redo(event_from_json(payload))
+                if not given:
+                    return False
+            ev = given.pop(0)
+            if json.loads(json.dumps(ev.to_json(), sort_keys=True)) != payload:
+                return False
+            self._follow(ev, e["seq"], replay=False)
+        return not given
+
+    def _redo(self, ev: Event) -> list[Event]:
+        """A correction from the tablet (undo, "this is what happened", confirm), made again on the tracker as
+        ``undo``, ``correct`` and ``confirm`` made it; [] for any other event (the run did not give it)."""
+        tr = self.tracker
+        if not isinstance(ev, Correction):
+            return []
+        try:
+            if ev.action == "undo":
+                return [tr.undo()] + tr._clear_alerts(None, "undo")
+            if ev.action == "correct":
+                return tr.correct(ev.added)
+            if ev.action == "confirm":
+                asks = [a for a in tr.alerts.values() if isinstance(a, NeedsConfirmation)]
+                cands = asks[-1].candidates if asks else []
+                index = next((i for i, c in enumerate(cands) if ev.added and c["moves"] == ev.added), 0)
+                return tr.confirm(index)
+        except (rules.IllegalMoveError, ValueError, TypeError, KeyError, IndexError):
+            return []
+        return []
 
     def _replay(self, events: list[dict]) -> None:
         """Rebuild the tracker from stored events: moves, corrections and the alerts still active."""
@@ -201,18 +262,24 @@ class GameSession:
     # ---- feeding -----------------------------------------------------------------------------------------------
     def feed(self, observation: Observation) -> list[Event]:
         with self._cond:
+            stored = None
             if self.store_observations:
-                self.log.append(self.game_id, "Observation", observation.to_json(), t=None)
+                # the tracker reads the look as the log keeps it (confidences to 4 places): a resumed game runs
+                # it again on the same input (``_rerun``)
+                stored = json.loads(json.dumps(observation.to_json(), sort_keys=True))
+                observation = Observation.from_json(stored)
             if self.referee is not None:
                 events = self.referee.feed(self.tracker, observation)
             else:
                 events = self.tracker.observe(observation)
-            self._record(events)
+            self._record(events, stored)
             return events
 
-    def _record(self, events: list[Event]) -> None:
-        for ev in events:
-            seq = self.log.append(self.game_id, ev.kind, ev.to_json())
+    def _record(self, events: list[Event], observation: dict | None = None) -> None:
+        """Write ``events`` (after the look they came from, when given) in one transaction of the log."""
+        rows = [("Observation", observation)] if observation is not None else []
+        seqs = self.log.append_many(self.game_id, rows + [(ev.kind, ev.to_json()) for ev in events])
+        for ev, seq in zip(events, seqs[len(rows):]):
             self._follow(ev, seq, replay=False)
         self._cache = None
         self._cond.notify_all()

@@ -49,6 +49,29 @@ def test_full_disk_keeps_events_in_memory_then_flushes(tmp_path):
     assert [e["seq"] for e in reopened.events("g1")] == seqs
 
 
+def test_a_look_and_its_events_are_written_together_or_not_at_all(tmp_path):
+    """``append_many`` (a look and the events the tracker drew from it, ``GameSession.feed``) is one transaction: on
+    a full disk none of it reaches the file, all of it stays in memory, and it is written whole once there is room.
+    A resumed game runs its tracker again on the looks (``GameSession._rerun``), so a look must never be stored
+    without the events it gave."""
+    import sqlite3
+
+    log = EventLog(tmp_path / "g.sqlite")
+    log.create_game("g1", "wendake", {"x": 1})
+    pages = log.db.execute("PRAGMA page_count").fetchone()[0]
+    log.db.execute(f"PRAGMA max_page_count = {pages + 1}")  # room for a small row, not for a big one
+    seqs = log.append_many("g1", [("Observation", {"i": 0}), ("MoveRecognized", {"blob": "x" * 20000})])
+    assert seqs == [1, 2] and not log.status["ok"]
+    on_disk = sqlite3.connect(str(tmp_path / "g.sqlite"))
+    assert on_disk.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 0
+    assert [e["kind"] for e in log.events("g1")] == ["Observation", "MoveRecognized"]  # kept in memory
+    log.db.execute("PRAGMA max_page_count = 1000000")
+    assert log.flush() and log.status["ok"]
+    assert [r[0] for r in on_disk.execute("SELECT seq FROM events ORDER BY seq")] == seqs
+    on_disk.close()
+    log.close()
+
+
 def test_corrupt_file_gives_clear_message(tmp_path):
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(b"this is not a database at all" * 100)

@@ -142,6 +142,10 @@ def test_a_full_replay_saves_its_looks_and_the_tracker_alone_replays_them(tmp_pa
     assert again["moves"] == full["moves"]
     assert [(e["frame"], e["kind"]) for e in again["events"]] == [(e["frame"], e["kind"]) for e in full["events"]]
     assert again["stats"]["observations"] == full["stats"]["observations"] > 0
+    # ``--resume-at``: stopped half-way and resumed from its log, the game goes on with the same moves and events
+    resumed = replay_looks(tmp_path, resume_at=0.5)
+    assert resumed["resume_s"] is not None and again["resume_s"] is None
+    assert resumed["moves"] == full["moves"] and resumed["events"] == again["events"]
     # ``--looks-only``: the camera side alone saves the very looks the full replay fed the tracker
     saved = (tmp_path / LOOKS_FILE).read_text(encoding="utf-8")
     (tmp_path / LOOKS_FILE).unlink()

@@ -54,6 +54,8 @@ def add_parser(sub) -> None:
     p.add_argument("--tracker-only", action="store_true", help="replay the looks the last full run saved in each game "
                    "folder (looks.jsonl) through the tracker alone: minutes instead of hours, for work on assistant/; "
                    "after a change to vision/ or models/, run without it or with --looks-only first")
+    p.add_argument("--resume-at", type=float, metavar="SHARE", help="with --tracker-only: stop each game after this "
+                   "share of its looks (0-1) and resume it from its log, as after a crash or a power cut")
     p.add_argument("--looks-only", action="store_true", help="read each game's frames with the camera side alone, --workers "
                    "games at a time, and save their looks (looks.jsonl) for --tracker-only; no figures")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -120,8 +122,12 @@ def run_e2e(args) -> int:
     import sys
     from pathlib import Path
 
+    from assistant.errors import UserError
     from models.synth.recording import game_options, render_games
 
+    if args.resume_at is not None and (not args.tracker_only or not 0 < args.resume_at < 1):
+        raise UserError("--resume-at SHARE goes with --tracker-only and takes a share between 0 and 1 (0.5: half-way "
+                        "through each game).")
     out = Path(args.out).expanduser()
     kw = {"max_states": args.max_states, "progress_tiles": not args.no_progress_tiles}
     opts = game_options(args.games, args.seed, **kw)
@@ -155,9 +161,10 @@ def run_e2e(args) -> int:
         print(f"{Path(g['folder']).name}: log equal {g['log_equal']} ({g['turns_exact']}/{g['turns']} turns), "
               f"{g['moves_recognised']}/{g['moves_true']} moves, "
               f"injected {g['injected']} flagged {g['flagged']}, alerts {g['alerts']}, "
-              f"{_latency_text(g['latency_ms'])}", file=sys.stderr, flush=True)
+              f"{_latency_text(g['latency_ms'])}"
+              + (f", resumed in {g['resume_s']} s" if "resume_s" in g else ""), file=sys.stderr, flush=True)
 
-    res = evaluate(folders, progress=progress, tracker_only=args.tracker_only)
+    res = evaluate(folders, progress=progress, tracker_only=args.tracker_only, resume_at=args.resume_at)
     if args.json:
         print(json.dumps(res, indent=1, default=str))
     else:

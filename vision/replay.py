@@ -167,14 +167,16 @@ def write_looks(path: Path, looks: list[dict]) -> None:
     tmp.replace(path)
 
 
-def replay_looks(folder) -> dict:
+def replay_looks(folder, resume_at: float | None = None) -> dict:
     """The tracker alone over the observations a full replay of ``folder`` saved (``LOOKS_FILE``), into a fresh
     session: the same result as ``replay_folder`` in seconds instead of minutes, for work on ``assistant/``. The
     looks are what the camera side read when they were saved: after a change to ``vision/`` or ``models/``,
-    replay the frames again."""
+    replay the frames again. ``resume_at``: after that share of the looks the session is closed and the game
+    resumed from its log (``GameSession.resume``), as after a crash; the result's ``resume_s`` is how long that took."""
     import time
 
     from assistant.observation import Observation
+    from assistant.session import GameSession
     from vision.pipeline import PipelineStats
 
     folder = Path(folder)
@@ -185,15 +187,24 @@ def replay_looks(folder) -> dict:
     by_frame: list[dict] = []
     stats = PipelineStats()  # the tracker's share of the latency only
     with tempfile.TemporaryDirectory(prefix="tablewatch-looks-") as tmp:
-        session = make_session(Path(tmp) / "replay.sqlite", list(meta["players"]), meta.get("seed"), meta.get("initial"))
-        for line in path.read_text(encoding="utf-8").splitlines():
+        db = Path(tmp) / "replay.sqlite"
+        session = make_session(db, list(meta["players"]), meta.get("seed"), meta.get("initial"))
+        lines = path.read_text(encoding="utf-8").splitlines()
+        stop = None if resume_at is None else int(len(lines) * resume_at)
+        resume_s = None
+        for i, line in enumerate(lines):
+            if i == stop:
+                session.close()
+                t0 = time.perf_counter()
+                session = GameSession.resume(db)
+                resume_s = round(time.perf_counter() - t0, 3)
             obs = Observation.from_json(json.loads(line))
             t0 = time.perf_counter()
             events = session.feed(obs) or []
             stats.latency_ms.append((time.perf_counter() - t0) * 1000)
             stats.observations += 1
             by_frame += [event_row(obs.frame, e) for e in events]
-        return close_result(session, folder, meta, by_frame, stats, [])
+        return dict(close_result(session, folder, meta, by_frame, stats, []), resume_s=resume_s)
 
 
 class _NoTracker:
@@ -302,15 +313,18 @@ def score_game(result: dict, truth: dict) -> dict:
             "alerts": alerts, "false_alerts": alerts if injected == 0 else None, "per_kind": per_kind}
 
 
-def evaluate(folders, detector=None, progress=None, tracker_only: bool = False) -> dict:
+def evaluate(folders, detector=None, progress=None, tracker_only: bool = False, resume_at: float | None = None) -> dict:
     """The issue-5 figures over rendered game folders (each with truth.json). A full replay saves each game's
-    looks (``LOOKS_FILE``); ``tracker_only`` replays those instead of the frames (``replay_looks``)."""
+    looks (``LOOKS_FILE``); ``tracker_only`` replays those instead of the frames (``replay_looks``), each game
+    resumed from its log after ``resume_at`` of its looks when given."""
     games = []
     for f in folders:
         truth = json.loads((Path(f) / "truth.json").read_text(encoding="utf-8"))
-        res = replay_looks(f) if tracker_only else replay_folder(f, detector=detector, looks_out=Path(f) / LOOKS_FILE)
+        res = replay_looks(f, resume_at) if tracker_only else replay_folder(f, detector=detector, looks_out=Path(f) / LOOKS_FILE)
         g = score_game(res, truth)
         g["latency_ms"] = res["stats"]["latency_ms"]
+        if res.get("resume_s") is not None:
+            g["resume_s"] = res["resume_s"]
         games.append(g)
         if progress:
             progress(g)
