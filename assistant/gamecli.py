@@ -57,7 +57,7 @@ def export_game(log, game_id: str, observations: bool = True) -> dict:
         game_id = log.latest_game() or game_id
     setup = log.setup(game_id)
     info = next(g for g in log.games() if g["id"] == game_id)
-    session = GameSession.resume(log, game_id)
+    session = GameSession.resume(log, game_id, rerun=False)  # the logged moves are the export
     events = log.events(game_id)
     if not observations:
         events = [e for e in events if e["kind"] != "Observation"]

@@ -155,8 +155,10 @@ class GameSession:
         return session
 
     @classmethod
-    def resume(cls, db_path, game_id: str | None = None, **tracker_options) -> "GameSession":
-        """Reopen a game (the latest when no id is given) with exactly the state its log describes."""
+    def resume(cls, db_path, game_id: str | None = None, rerun: bool = True, **tracker_options) -> "GameSession":
+        """Reopen a game (the latest when no id is given) with exactly the state its log describes. ``rerun``: run
+        the tracker again over the stored looks (``_rerun``), which a game that goes on needs; False rebuilds the
+        moves alone, enough to read the game (an export), in a fraction of the time."""
         log = db_path if isinstance(db_path, EventLog) else EventLog(db_path, create=False)
         gid = game_id or log.latest_game()
         if gid is None:
@@ -165,7 +167,7 @@ class GameSession:
         events = log.events(gid)
         session = cls(log, gid, State.from_json(setup["initial"]), **tracker_options)
         try:
-            rerun = session._rerun(events)
+            rerun = rerun and session._rerun(events)
         except Exception:  # noqa: BLE001 - a fault the run meets again must not keep the game from resuming
             rerun = False
         if not rerun:

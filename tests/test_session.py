@@ -110,7 +110,8 @@ def test_a_game_resumed_mid_way_goes_on_as_if_never_stopped(tmp_path):
 
 def test_a_log_the_tracker_no_longer_gives_is_resumed_from_its_moves(tmp_path):
     """A log whose looks the tracker now explains otherwise (written by another version; here a stored move's
-    cost edited) is not run again: the game resumes from its recognised moves, as logged."""
+    cost edited) is not run again: the game resumes from its recognised moves, as logged. So does a resume asked
+    not to run the tracker again (``rerun=False``, ``tablewatch export``)."""
     import sqlite3
 
     looks, _ = _home_read_short_looks()
@@ -119,7 +120,11 @@ def test_a_log_the_tracker_no_longer_gives_is_resumed_from_its_moves(tmp_path):
     for o in looks[:6]:
         s.feed(o)
     logged = s.state.to_json()
+    assert s.tracker.misreadings
     s.close()
+    quick = GameSession.resume(db, rerun=False)  # an export reads the logged moves alone
+    assert quick.state.to_json() == logged and not quick.tracker.misreadings
+    quick.close()
     con = sqlite3.connect(str(db))
     seq, payload = con.execute("SELECT seq, payload FROM events WHERE kind = 'MoveRecognized' ORDER BY seq").fetchone()
     edited = dict(json.loads(payload), cost=json.loads(payload)["cost"] + 0.25)
