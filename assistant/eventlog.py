@@ -6,10 +6,10 @@ its events is the session's job (``assistant/session.py``).
 
 Durability: every append is its own committed transaction, and ``append_many`` (a look and the events the tracker
 drew from it) is one, so a ``kill -9`` or a power cut loses at most what was being written, and never leaves half
-of it (SQLite's journal): a resumed game runs its tracker again on the looks and finds every event they gave. When the disk is full ("database or disk is
-full") or the file is read-only, the event is kept in memory, ``status`` carries a clear message, the game goes on,
-and the pending events are written at the next append or ``flush()`` that succeeds — in order, with the seq numbers
-they were given. A file that is not a SQLite database gives a ``UserError`` saying so.
+of it (SQLite's journal): a resumed game runs its tracker again on the looks and finds every event they gave.
+When the disk is full ("database or disk is full") or the file is read-only, the event is kept in memory,
+``status`` carries a clear message, the game goes on, and the pending events are written at the next append or
+``flush()`` that succeeds — in order, with the seq numbers they were given, in one transaction. A file that is not a SQLite database gives a ``UserError`` saying so.
 
 Tables::
 

@@ -320,7 +320,8 @@ def evaluate(folders, detector=None, progress=None, tracker_only: bool = False, 
     games = []
     for f in folders:
         truth = json.loads((Path(f) / "truth.json").read_text(encoding="utf-8"))
-        res = replay_looks(f, resume_at) if tracker_only else replay_folder(f, detector=detector, looks_out=Path(f) / LOOKS_FILE)
+        res = replay_looks(f, resume_at) if tracker_only else \
+            replay_folder(f, detector=detector, looks_out=Path(f) / LOOKS_FILE)
         g = score_game(res, truth)
         g["latency_ms"] = res["stats"]["latency_ms"]
         if res.get("resume_s") is not None:
