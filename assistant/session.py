@@ -182,18 +182,16 @@ class GameSession:
         kept alive, the looks it may read again. With the moves alone, a game resumed mid-way read a Home it knew
         to be misread as a warrior across a river, and every look after was an alert (e2e 4p s15: 109). A look and
         its events are written in one transaction (``_record``). True when each event the run gives is the one
-        stored; False when one differs or is missing (a log written by another version, a solo game's referee, a
-        log without observations), and the caller rebuilds from the moves alone (``_replay``)."""
-        if self.referee is not None or not any(e["kind"] == "Observation" for e in events):
-            return False
-        tr = self.tracker
-        given: list[Event] = []  # what the last look or correction gave, not yet met in the log
+        stored; False when one differs or is missing (a log written by another version, or by a session that did
+        not store its looks), and the caller rebuilds from the moves alone (``_replay``)."""
+        # what the set-up, the last look or the last correction gave, not yet met in the log
+        given: list[Event] = self.referee.announce(self.tracker) if self.referee is not None else []
         for e in events:
             kind, payload = e["kind"], e["payload"]
             if kind == "Observation":
                 if given:
                     return False
-                given = tr.observe(Observation.from_json(payload))
+                given = self._look(Observation.from_json(payload))
                 continue
             if not given:  # a correction made on the tablet: made again
                 given = self._redo(event_from_json(payload))
@@ -206,21 +204,20 @@ class GameSession:
         return not given
 
     def _redo(self, ev: Event) -> list[Event]:
-        """A correction from the tablet (undo, "this is what happened", confirm), made again on the tracker as
-        ``undo``, ``correct`` and ``confirm`` made it; [] for any other event (the run did not give it)."""
-        tr = self.tracker
+        """A correction from the tablet (undo, "this is what happened", confirm), made again as ``undo``,
+        ``correct`` and ``confirm`` made it; [] for any other event (the run did not give it)."""
         if not isinstance(ev, Correction):
             return []
         try:
             if ev.action == "undo":
-                return [tr.undo()] + tr._clear_alerts(None, "undo")
+                return self._undone()
             if ev.action == "correct":
-                return tr.correct(ev.added)
+                return self._corrected(ev.added)
             if ev.action == "confirm":
-                asks = [a for a in tr.alerts.values() if isinstance(a, NeedsConfirmation)]
+                asks = [a for a in self.tracker.alerts.values() if isinstance(a, NeedsConfirmation)]
                 cands = asks[-1].candidates if asks else []
                 index = next((i for i, c in enumerate(cands) if ev.added and c["moves"] == ev.added), 0)
-                return tr.confirm(index)
+                return self.tracker.confirm(index)
         except (rules.IllegalMoveError, ValueError, TypeError, KeyError, IndexError):
             return []
         return []
@@ -270,12 +267,15 @@ class GameSession:
                 # it again on the same input (``_rerun``)
                 stored = json.loads(json.dumps(observation.to_json(), sort_keys=True))
                 observation = Observation.from_json(stored)
-            if self.referee is not None:
-                events = self.referee.feed(self.tracker, observation)
-            else:
-                events = self.tracker.observe(observation)
+            events = self._look(observation)
             self._record(events, stored)
             return events
+
+    def _look(self, observation: Observation) -> list[Event]:
+        """The events one look gives: the tracker's, through the Ghost's referee in a solo game."""
+        if self.referee is not None:
+            return self.referee.feed(self.tracker, observation)
+        return self.tracker.observe(observation)
 
     def _record(self, events: list[Event], observation: dict | None = None) -> None:
         """Write ``events`` (after the look they came from, when given) in one transaction of the log."""
@@ -288,27 +288,35 @@ class GameSession:
 
     def undo(self) -> list[Event]:
         with self._cond:
-            events: list[Event] = [self.tracker.undo()]
-            events += self.tracker._clear_alerts(None, "undo")
-            if self.referee is not None:  # the Ghost step due now is told again
-                self.referee.forget()
-                events += self.referee.announce(self.tracker)
+            events = self._undone()
             self._record(events)
             return events
+
+    def _undone(self) -> list[Event]:
+        events: list[Event] = [self.tracker.undo()]
+        events += self.tracker._clear_alerts(None, "undo")
+        if self.referee is not None:  # the Ghost step due now is told again
+            self.referee.forget()
+            events += self.referee.announce(self.tracker)
+        return events
 
     def correct(self, moves_json) -> list[Event]:
         """"This is what happened": the moves, as JSON, played from the current state. Bad moves -> UserError."""
         with self._cond:
             try:
-                events = self.tracker.correct(moves_json)
+                events = self._corrected(moves_json)
             except rules.IllegalMoveError as exc:
                 raise UserError(f"those moves are not legal here: {exc}") from None
             except (ValueError, TypeError, KeyError) as exc:
                 raise UserError(f"bad move JSON: {exc}") from None
-            if self.referee is not None:  # e.g. the Ghost's mask card tapped on the tablet: what the Ghost does next
-                events += self.referee.announce(self.tracker)
             self._record(events)
             return events
+
+    def _corrected(self, moves_json) -> list[Event]:
+        events = self.tracker.correct(moves_json)
+        if self.referee is not None:  # e.g. the Ghost's mask card tapped on the tablet: what the Ghost does next
+            events += self.referee.announce(self.tracker)
+        return events
 
     def confirm(self, candidate_index: int) -> list[Event]:
         with self._cond:

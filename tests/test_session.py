@@ -267,6 +267,15 @@ def test_solo_session_announces_the_ghost_and_survives_resume(tmp_path):
     assert [p["name"] for p in snap["players"]][0] == "Ringo"
     again = GameSession.resume(db)
     assert again.snapshot()["players"] == snap["players"]
+    again.close()
+    # the card tapped, a look fed: a resume runs the Ghost's referee again with the tracker (``_rerun``), so it
+    # knows which Ghost steps it has told the player (told again, they would be a second instruction)
+    s.correct([{"type": "ghost_card", "card": "M05"}])
+    s.feed(_obs(s.state, 1))
+    assert s.referee._announced
+    again = GameSession.resume(db)
+    assert again.referee._announced == s.referee._announced
+    assert [e.to_json() for e in again.feed(_obs(s.state, 2))] == [e.to_json() for e in s.feed(_obs(s.state, 2))]
 
 
 def _canoe_turn(seed: int):
