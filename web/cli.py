@@ -27,8 +27,13 @@ def open_session(db: str, game: str | None):
         if game:
             raise UserError(f"{db} does not exist, so it has no game {game!r}. Check --db.")
         return NoGame()
+    import sys
+
     from assistant.session import GameSession
 
+    # the tracker reads the game's stored looks again (GameSession._rerun): seconds, a minute on a Pi late in a game
+    print(f"Opening {db}: {'game ' + game if game else 'the newest game'} is read again from its log "
+          "(its looks too, so that it goes on as before)...", file=sys.stderr, flush=True)
     try:
         return GameSession.resume(db, game_id=game)
     except (LookupError, UserError) as exc:
