@@ -36,6 +36,16 @@ CREATE INDEX IF NOT EXISTS events_game ON events (game_id, seq);
 """
 
 
+def encode(payload: dict) -> str:
+    """A payload as the log stores it: JSON with sorted keys."""
+    return json.dumps(payload, sort_keys=True)
+
+
+def as_stored(payload: dict) -> dict:
+    """A payload as the log gives it back (``encode``, then decoded): what a resumed game reads."""
+    return json.loads(encode(payload))
+
+
 def default_db_path() -> Path:
     """``$TABLEWATCH_DB``, else ``~/.local/share/tablewatch/games.sqlite``."""
     env = os.environ.get("TABLEWATCH_DB")
@@ -87,7 +97,7 @@ class EventLog:
     # ---- writing -----------------------------------------------------------------------------------------------
     def create_game(self, game_id: str, game: str, setup: dict, title: str | None = None) -> None:
         with self._lock:
-            self._pending.append(("games", (game_id, time.time(), game, title, json.dumps(setup, sort_keys=True))))
+            self._pending.append(("games", (game_id, time.time(), game, title, encode(setup))))
             self.flush()
 
     def append(self, game_id: str, kind: str, payload: dict, t: float | None = None) -> int:
@@ -101,7 +111,7 @@ class EventLog:
             seqs = list(range(self._next_seq, self._next_seq + len(events)))
             self._next_seq += len(events)
             when = time.time() if t is None else t
-            self._pending += [("events", (seq, game_id, when, kind, json.dumps(payload, sort_keys=True)))
+            self._pending += [("events", (seq, game_id, when, kind, encode(payload)))
                               for seq, (kind, payload) in zip(seqs, events)]
             self.flush()
             return seqs

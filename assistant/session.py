@@ -64,13 +64,12 @@ Event dicts (``events_since``) are ``{"seq", "kind", "t", "payload"}`` where pay
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 import time
 
 from assistant.errors import UserError
-from assistant.eventlog import EventLog
+from assistant.eventlog import EventLog, as_stored
 from assistant.observation import Observation
 from assistant.solo import GhostReferee, new_solo_game
 from assistant.tracker import (
@@ -143,10 +142,10 @@ class GameSession:
         gid = game_id or _new_game_id()
         # the game starts from the set-up as the log keeps it (JSON, keys sorted), as a resumed game does: the
         # order of a state's dicts orders the tracker's candidates, and a resumed game runs it again (``_rerun``)
-        setup = json.loads(json.dumps({
+        setup = as_stored({
             "format": "tablewatch.game-setup/1", "players": names, "colours": [p.colour for p in state.players],
             "seed": seed, "tribes": [p.tribe for p in state.players], "known_piles": known_piles,
-            "solo": state.solo.difficulty if state.solo else None, "initial": state.to_json()}, sort_keys=True))
+            "solo": state.solo.difficulty if state.solo else None, "initial": state.to_json()})
         log.create_game(gid, "wendake", setup, title or " vs ".join(names))
         session = cls(log, gid, State.from_json(setup["initial"]), **tracker_options)
         if session.referee is not None:
@@ -198,7 +197,7 @@ class GameSession:
                 if not given:
                     return False
             ev = given.pop(0)
-            if json.loads(json.dumps(ev.to_json(), sort_keys=True)) != payload:
+            if as_stored(ev.to_json()) != payload:
                 return False
             self._follow(ev, e["seq"], replay=False)
         return not given
@@ -265,7 +264,7 @@ class GameSession:
             if self.store_observations:
                 # the tracker reads the look as the log keeps it (confidences to 4 places): a resumed game runs
                 # it again on the same input (``_rerun``)
-                stored = json.loads(json.dumps(observation.to_json(), sort_keys=True))
+                stored = as_stored(observation.to_json())
                 observation = Observation.from_json(stored)
             events = self._look(observation)
             self._record(events, stored)
