@@ -1,21 +1,50 @@
-"""Helpers shared by the vision and calibration tests: the real-photo folder and synthetic camera frames."""
+"""Helpers shared by the vision and calibration tests: the real-photo folder and synthetic camera frames.
+
+The real photos live in a ``shared`` folder found relative to the repository, never by an absolute path:
+``$TABLEWATCH_SHARED`` when set, else ``<repo>/shared``, else ``<repo>/../shared`` (where CI checks it out).
+Without it a test that needs a photo is skipped with the reason (pytest's ``-rs``, in the default addopts,
+prints it), except in CI (``CI`` set to anything but "" / "0" / "false"), where a missing folder fails the test:
+CI must run them.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+REPO = Path(__file__).resolve().parents[1]
+
+
+def shared_dir() -> Path:
+    """The shared folder (see the module docstring); the first candidate that exists, else the last tried."""
+    env = os.environ.get("TABLEWATCH_SHARED")
+    if env:
+        return Path(env).expanduser().resolve()
+    candidates = [REPO / "shared", REPO.parent / "shared"]
+    return next((c for c in candidates if c.is_dir()), candidates[-1])
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+SHARED = shared_dir()
 REAL = SHARED / "data" / "real"
 
 
 def real(*parts: str) -> Path:
-    """A path under shared/data/real, skipping the test when the shared folder is absent."""
-    if not SHARED.is_dir():
-        pytest.skip(f"the real photos are not here: {SHARED} is missing (CI checks out shared/ beside the repo)")
-    return REAL.joinpath(*parts)
+    """A path under shared/data/real: skips the test (fails it in CI) when the shared folder is absent. A file
+    missing from a shared folder that is there is the test's to fail on."""
+    if REAL.is_dir():
+        return REAL.joinpath(*parts)
+    why = (f"the real photos are not here: {REAL} is missing (put the shared folder at {REPO.parent / 'shared'} "
+           f"or {REPO / 'shared'}, or point TABLEWATCH_SHARED at it)")
+    if in_ci():
+        pytest.fail(f"{why}; CI must run the real-photo tests", pytrace=False)
+    pytest.skip(why)
 
 
 def board_view(layout: dict, H_board_to_frame, frame_size=(1600, 1200), px_per_mm: float = 3.0, background=(90, 110, 130)):
