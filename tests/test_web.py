@@ -18,6 +18,8 @@ from web import adapter, hub as hubmod, security
 from web.app import create_app
 from web.chart import score_chart
 
+from conftest_vision import real
+
 PIN = "4821"
 
 
@@ -438,11 +440,10 @@ def test_camera_check_without_camera_or_photo_says_so(env):
     assert r.status_code == 400 and "not a JPEG or PNG" in r.get_json()["error"]
 
 
-@pytest.mark.skipif(not __import__("pathlib").Path("/work/shared/data/real/aruco-sheet/aruco.jpg").is_file(), reason="needs the real test photo")
 def test_camera_check_reports_on_a_real_photo(env):
+    photo = real("aruco-sheet", "aruco.jpg").read_bytes()
     _, _, c = env
     h = {"X-CSRF-Token": unlocked(c)}
-    photo = open("/work/shared/data/real/aruco-sheet/aruco.jpg", "rb").read()
     r = c.post("/api/setup/camera-check", data={"layout": "aruco-sheet", "photo": (io.BytesIO(photo), "a.jpg")}, headers=h)
     body = r.get_json()
     assert r.status_code == 200, body
