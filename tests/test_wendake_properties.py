@@ -171,8 +171,9 @@ def _fuzz_move(rng: random.Random, s):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**9), n=st.integers(2, 4), depth=st.integers(0, 200))
 def test_random_moves_are_rejected_with_a_rule_id_or_keep_invariants(seed, n, depth):
-    """Any move is either rejected, with every violation naming its rule ID and explaining itself, or it is
-    legal and applying it keeps every invariant."""
+    """Any move is either refused by its schema (a negative index: InvalidMoveError naming the field), or
+    rejected with every violation naming its rule ID and explaining itself, or it is legal and applying it keeps
+    every invariant."""
     s, rng = position(seed, n, depth)
     for _ in range(20):
         move = _fuzz_move(rng, s)
@@ -181,7 +182,11 @@ def test_random_moves_are_rejected_with_a_rule_id_or_keep_invariants(seed, n, de
         if kind and s.phase == "actions" and rng.random() < 0.7:
             here = s.copy()  # let the deeper checks of this action run: open it as if its tile were activated
             open_action(here, here.current, kind, n=rng.randint(1, 3))
-        violations = rules.check(here, move)
+        try:
+            violations = rules.check(here, move)
+        except M.InvalidMoveError as exc:
+            assert "holds -1; it must be an integer 0 or more" in str(exc), exc
+            continue
         if violations:
             for v in violations:
                 assert RULE_ID.match(v.rule), v

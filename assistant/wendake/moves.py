@@ -11,14 +11,31 @@ that refills the display) are parameters of the move: at a real table the box su
 engine already knows the outcome (a simulated box), a parameter left as None takes it.
 
 Each move converts to JSON as ``{"type": <name>, ...fields}``; grid slots are ``[row, col]``.
+
+Every move has a schema: its fields' annotations (a string, an integer >= 0, a flag, a ``[row, col]`` pair, a
+tuple of names, a nested Step/Victim/Purchase). ``move_from_json`` builds only moves that fit it and
+``validate_move`` checks one built in Python; both raise ``InvalidMoveError`` naming the field, what it holds
+and the form it needs. ``rules.check`` and ``rules.apply`` run ``validate_move`` first, so a move that reaches
+the rules has the types its rules expect. ``MoveError`` is the base of every error the engine raises about a
+move (``InvalidMoveError`` here, ``rules.IllegalMoveError``); it is a ValueError for older callers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import ClassVar, Union
+import reprlib
+from dataclasses import MISSING, dataclass, fields
+from types import UnionType
+from typing import ClassVar, Union, get_args, get_origin, get_type_hints
 
 Slot = tuple[int, int]
+
+
+class MoveError(ValueError):
+    """Base of the engine's errors about a move: catch this one around ``move_from_json``, ``check``, ``apply``."""
+
+
+class InvalidMoveError(MoveError):
+    """A move that does not fit its schema; the one-line message names the field and the form it needs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,32 +317,126 @@ def move_to_json(move) -> dict:
     return out
 
 
-_NESTED = {"steps": Step, "purchases": Purchase}
+# The rule each move type carries out (docs/wendake-engine.md's table), cited in schema errors.
+MOVE_RULES = {"activate": "W-TURN-1", "reserve_turn_order": "W-TO-1", "end_turn": "W-RND-2", "canoe": "W-ACT-2",
+              "move": "W-ACT-3", "harvest": "W-ACT-4", "hunt": "W-ACT-5", "tan": "W-ACT-6", "fish": "W-ACT-7",
+              "military": "W-ACT-8", "mask": "W-ACT-9", "trade": "W-ACT-10", "sacred_fire": "W-ACT-11",
+              "ritual": "W-ACT-12", "transfer": "W-XFER-2", "swap": "W-SWAP-1", "restore": "W-RES-4",
+              "use_progress": "W-PRG-3", "ghost_card": "W-SOLO-8", "ghost_action": "W-SOLO-9", "ghost_restore": "W-SOLO-11"}
+_PARTS = (Step, Victim, Purchase)
+_HINTS = {cls: get_type_hints(cls) for cls in (*MOVE_TYPES.values(), *_PARTS)}
+_SHORT = reprlib.Repr()
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 40, 40, 4, 3, 2
+
+
+def _fields_of(cls) -> dict:
+    return {f.name: _HINTS[cls][f.name] for f in fields(cls)}
+
+
+def _describe(hint, plural: bool = False) -> str:
+    """The form a value of this annotation takes, in words for the message."""
+    if hint == Slot:
+        return "grid slots [row, col], two integers 0..2" if plural else "a grid slot [row, col] of two integers 0..2"
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, UnionType):
+        return f"null or {_describe([a for a in args if a is not type(None)][0])}"
+    if origin is tuple and args[-1] is Ellipsis:
+        return f"a list of {_describe(args[0], plural=True)}"
+    if origin is tuple:
+        return f"{'pairs' if plural else 'a pair'} of {_describe(args[0], plural=True)}"  # the fixed tuples hold one type
+    if hint in _PARTS:
+        return f"{'' if plural else 'a '}{hint.__name__.lower()} object{'s' if plural else ''} {{{', '.join(f.name for f in fields(hint))}}}"
+    return {bool: ("true or false", "true or false"), int: ("an integer 0 or more", "integers 0 or more"),
+            str: ("a string", "strings")}[hint][plural]
+
+
+def _fitter(hint):
+    """A function of a value: None when it fits ``hint``, else (the path inside it, the part that does not fit,
+    that part's form). Built once per field: ``check`` runs it on every move it sees."""
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, UnionType):
+        inner = _fitter([a for a in args if a is not type(None)][0])
+        return lambda value: None if value is None else inner(value)
+    if origin is tuple:
+        items = (_fitter(args[0]),) if args[-1] is Ellipsis else tuple(_fitter(a) for a in args)
+        size = None if args[-1] is Ellipsis else len(args)
+
+        def fits_tuple(value):
+            if type(value) is not tuple or (size is not None and len(value) != size):
+                return "", value, hint
+            for i, item in enumerate(value):
+                bad = items[0 if size is None else i](item)
+                if bad is not None:
+                    return f"[{i}]" + bad[0], bad[1], bad[2]
+            return None
+        return fits_tuple
+    if hint in _PARTS:
+        parts = tuple((name, _fitter(inner)) for name, inner in _fields_of(hint).items())
+
+        def fits_part(value):
+            if type(value) is not hint:
+                return "", value, hint
+            for name, fits in parts:
+                bad = fits(getattr(value, name))
+                if bad is not None:
+                    return f".{name}" + bad[0], bad[1], bad[2]
+            return None
+        return fits_part
+    if hint is int:
+        return lambda value: None if type(value) is int and value >= 0 else ("", value, hint)
+    return lambda value: None if type(value) is hint else ("", value, hint)
+
+
+_FITTERS = {cls: tuple((name, _fitter(hint)) for name, hint in _fields_of(cls).items()) for cls in MOVE_TYPES.values()}
+
+
+def validate_move(move) -> None:
+    """Raise InvalidMoveError unless ``move`` is a Wendake move whose every field fits its schema."""
+    cls = type(move)
+    if MOVE_TYPES.get(getattr(cls, "type", None)) is not cls:
+        raise InvalidMoveError(f"{_SHORT.repr(move)} is not a Wendake move; use one of the classes in "
+                               "assistant.wendake.moves (or move_from_json).")
+    for name, fits in _FITTERS[cls]:
+        bad = fits(getattr(move, name))
+        if bad is not None:
+            path, value, form = bad
+            rule = MOVE_RULES[cls.type]
+            raise InvalidMoveError(f"move {cls.type!r} ({rule}): {name}{path} holds {_SHORT.repr(value)}; "
+                                   f"it must be {_describe(form)}.")
+
+
+def _from_json(hint, value):
+    """A JSON value in the Python form ``hint`` asks for, where the shapes agree (``validate_move`` judges the rest)."""
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (Union, UnionType):
+        return None if value is None else _from_json([a for a in args if a is not type(None)][0], value)
+    if origin is tuple and isinstance(value, list):
+        if args[-1] is Ellipsis:
+            return tuple(_from_json(args[0], item) for item in value)
+        return tuple(_from_json(a, item) for a, item in zip(args, value)) if len(value) == len(args) else tuple(value)
+    if hint in _PARTS and isinstance(value, dict):
+        return _build(hint, value, hint.__name__.lower())
+    return value
+
+
+def _build(cls, d: dict, label: str):
+    known = _fields_of(cls)
+    for key in d:
+        if key not in known:
+            raise InvalidMoveError(f"{label} has no field {_SHORT.repr(key)}; its fields are {', '.join(known)}.")
+    missing = [f.name for f in fields(cls) if f.name not in d and f.default is MISSING and f.default_factory is MISSING]
+    if missing:
+        raise InvalidMoveError(f"{label} needs the field{'s' if len(missing) > 1 else ''} {', '.join(missing)}.")
+    return cls(**{key: _from_json(known[key], value) for key, value in d.items()})
 
 
 def move_from_json(d: dict):
-    """Build a move from JSON; raises ValueError/TypeError/KeyError with the field at fault on bad input."""
+    """Build a move from JSON; raises InvalidMoveError naming the field at fault and the form it needs."""
     if not isinstance(d, dict) or "type" not in d:
-        raise ValueError("a move must be an object with a 'type'")
-    cls = MOVE_TYPES.get(d["type"])
+        raise InvalidMoveError("a move must be an object with a 'type', such as {\"type\": \"activate\", \"slot\": [0, 1]}.")
+    cls = MOVE_TYPES.get(d["type"]) if isinstance(d["type"], str) else None
     if cls is None:
-        raise ValueError(f"unknown move type {d['type']!r}; known: {', '.join(sorted(MOVE_TYPES))}")
-    kwargs = {}
-    names = {f.name for f in fields(cls)}
-    for key, value in d.items():
-        if key == "type":
-            continue
-        if key not in names:
-            raise ValueError(f"move {d['type']!r} has no field {key!r}")
-        if key in _NESTED:
-            value = tuple(_NESTED[key](**{k: tuple(x) if isinstance(x, list) else x for k, x in item.items()}) for item in value)
-        elif key == "victim" and value is not None:
-            value = Victim(**value)
-        elif key == "exchanges":
-            value = tuple(tuple(pair) for pair in value)
-        elif key in ("slot", "a", "b"):
-            value = None if value is None else tuple(value)
-        elif isinstance(value, list):
-            value = tuple(value)
-        kwargs[key] = value
-    return cls(**kwargs)
+        raise InvalidMoveError(f"unknown move type {_SHORT.repr(d['type'])}; known: {', '.join(sorted(MOVE_TYPES))}.")
+    move = _build(cls, {k: v for k, v in d.items() if k != "type"}, f"move {cls.type!r}")
+    validate_move(move)
+    return move

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from assistant.wendake import moves as M
 from assistant.wendake.edition import Edition, load_edition
 from assistant.wendake.state import (
-    NATIVES, PA_NATIVE, RESOURCES, TRACKS, VEGETABLES, GridTile, PendingAction, State, Turn, slot_index,
+    NATIVES, PA_NATIVE, RESOURCES, TRACKS, GridTile, PendingAction, State, Turn, slot_index,
     slot_of,
 )
 
@@ -39,7 +39,9 @@ class Violation:
         return {"rule": self.rule, "message": self.message, "fix": self.fix}
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(M.MoveError):
+    """A well-formed move the rules forbid; ``violations`` says which rules and why."""
+
     def __init__(self, violations: list[Violation]):
         self.violations = violations
         super().__init__("; ".join(str(v) for v in violations))
@@ -335,7 +337,9 @@ def _has_native_on_map(state: State, p: int) -> bool:
 
 # ---- check ---------------------------------------------------------------------------------------------------
 def check(state: State, move, edition: Edition | None = None) -> list[Violation]:
-    """Every violation of the rules that ``move`` would commit, made by ``state.current``; empty if legal."""
+    """Every violation of the rules that ``move`` would commit, made by ``state.current``; empty if legal.
+    Raises InvalidMoveError for a move that does not fit its schema (moves.validate_move)."""
+    M.validate_move(move)
     ed = _ed(edition)
     v: list[Violation] = []
     if state.phase == "over":
@@ -838,7 +842,8 @@ def _check_trade(state, p, move, pending, v, ed):
         options = purchase_track_options(tracks, tile.category, tile.economic, ed.cap)
         if buy.track is not None and buy.track not in options:
             v.append(Violation("W-PRG-2", f"{tile.name}'s {tile.points} point(s) go on {' or '.join(options)}, not {buy.track}."))
-        elif buy.track is None and len(options) > 1:
+            continue
+        if buy.track is None and len(options) > 1:
             v.append(Violation("W-PRG-2", f"your {tile.category} tracks are tied ({', '.join(options)}); choose one with track=."))
         score_purchase(tracks, tile, buy.track, ed.cap, options)
     if move.points:
@@ -963,6 +968,8 @@ def apply(state: State, move, edition: Edition | None = None, validate: bool = T
         violations = check(state, move, ed)
         if violations:
             raise IllegalMoveError(violations)
+    else:
+        M.validate_move(move)
     if isinstance(move, M.GHOST_MOVES):
         from assistant.wendake import ghost
         ghost.apply(state, move, ed)
