@@ -5,15 +5,22 @@ The frames are rendered once from a seeded game (``models.synth.recording``: fix
 between moves) and cached under ``~/.cache/tablewatch/demo/``; nothing is downloaded. They go through
 ``vision.pipeline.Pipeline`` (locate -> settle -> detect -> assign -> tracker) into a ``GameSession``; each
 recognised move and alert is printed with the standings. At the end the tablet page is served with
-``web.server.serve`` (``--no-serve`` to skip).
+``web.server.serve`` (``--no-serve`` to skip) on the local network (``--local``: this machine only), so that a
+tablet that scans the printed QR code reaches it; its Board page shows the pipeline's last read of the boards
+(regions and detections drawn, the ``BOARD_VIEW`` hook ``tablewatch live`` gives too). Changes on the tablet
+need a PIN: the demo makes a one-time PIN and prints it (``--pin`` to choose it), never asking on the terminal,
+and keeps it with the demo's other server files in a temporary folder, not in ~/.tablewatch.
 """
 
 from __future__ import annotations
 
 import argparse
+import secrets
 import sys
 import tempfile
 from pathlib import Path
+
+from assistant import paths
 
 CACHE = Path("~/.cache/tablewatch/demo").expanduser()
 DEMO_SEED = {2: 11, 3: 12, 4: 13}
@@ -52,14 +59,18 @@ def run(args: argparse.Namespace) -> int:
 
     from calibration import camera as cam
     from calibration import layout as lay
+    from vision.live import pipeline_board_jpeg
     from vision.pipeline import Pipeline
     from vision.replay import event_json, event_kind, make_session
     from vision.sources import FolderSource
 
     meta = json.loads((folder / "session.json").read_text(encoding="utf-8"))
-    db = args.db or str(Path(tempfile.mkdtemp(prefix="tablewatch-demo-")) / "demo.sqlite")
+    # a temporary log unless --db / --data-dir is given: a demo game in the real log would be the game `live` resumes
+    db = str(paths.db_path(args.db, args.data_dir)) if args.db or args.data_dir else \
+        str(Path(tempfile.mkdtemp(prefix="tablewatch-demo-")) / "demo.sqlite")
     session = make_session(Path(db), meta["players"], meta["seed"], meta["initial"])
     print(f"Tablewatch demo: {len(meta['players'])} players ({', '.join(meta['players'])}); camera frames from {folder}; game log {db}")
+    print(f"  (afterwards: tablewatch games --db {db}; tablewatch export latest --db {db})")
 
     def on_event(e):
         kind = event_kind(e)
@@ -91,7 +102,12 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"tablewatch: the tablet page is not available yet (web.server: {exc}); the game log is {db}.", file=sys.stderr)
         return 0
-    return serve(session, host=args.host, port=args.port)
+    host = "127.0.0.1" if args.local else args.host
+    pin = args.pin or f"{secrets.randbelow(10**6):06d}"
+    data_dir = Path(tempfile.mkdtemp(prefix="tablewatch-demo-web-"))
+    print(f"\nPIN for changes on the tablet (undo, corrections, setup): {pin}  (this demo only)")
+    return serve(session, host=host, port=args.port, data_dir=data_dir, db_path=db, pin=pin,
+                 config={"BOARD_VIEW": lambda: pipeline_board_jpeg(pipe)})
 
 
 def add_parser(sub) -> None:
@@ -102,7 +118,11 @@ def add_parser(sub) -> None:
     p.add_argument("--all", action="store_true", help="the whole game (rendering it once takes several minutes)")
     p.add_argument("--no-pace", action="store_true", help="do not wait between frames (default: recorded pace)")
     p.add_argument("--no-serve", action="store_true", help="do not serve the tablet page at the end")
-    p.add_argument("--host", default="127.0.0.1", help="tablet page host (default 127.0.0.1; 0.0.0.0 for the LAN)")
+    p.add_argument("--host", default="0.0.0.0",
+                   help="tablet page address to listen on (default 0.0.0.0: the local network, so a tablet can join)")
+    p.add_argument("--local", action="store_true", help="serve the tablet page to this machine only (127.0.0.1)")
+    p.add_argument("--pin", help="the PIN for changes on the tablet (default: a one-time PIN, printed)")
     p.add_argument("--port", type=int, default=8080, help="tablet page port (default 8080)")
-    p.add_argument("--db", help="keep the game log in this SQLite file (default: a temporary one)")
+    p.add_argument("--db", help="keep the game log in this SQLite file (default: a temporary one, printed at the start)")
+    p.add_argument("--data-dir", help="keep the game log in DATA_DIR/games.sqlite, as `live` and `export` find it")
     p.set_defaults(func=run)
