@@ -12,6 +12,8 @@ import argparse
 import importlib
 import os
 import sys
+import tempfile
+import traceback
 
 # numpy's BLAS would start threads of its own beside the 2 that OpenCV and onnxruntime are given; on 2 cores they
 # spin between calls and slow the next stage (``tablewatch bench pipeline``: detect 40 ms against 27, locate 38
@@ -71,6 +73,30 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("tablewatch: interrupted.", file=sys.stderr)
         return 130
+    except OSError as exc:
+        if exc.filename is None:
+            return _bug(exc)
+        print(f"tablewatch: {exc.filename}: {exc.strerror or exc}. Check the path, its permissions and the free space.", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the last resort: a bug, told in one line, the traceback kept in a file
+        return _bug(exc)
+
+
+def _bug(exc: BaseException) -> int:
+    """An exception no input check caught is a bug in Tablewatch: one line on stderr naming the file that holds the
+    traceback, so that it can be reported; exit code 1 (bad input is 2)."""
+    try:
+        fd, path = tempfile.mkstemp(prefix="tablewatch-bug-", suffix=".txt")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(f"tablewatch {' '.join(sys.argv[1:])}\n\n")
+            traceback.print_exception(exc, file=f)
+        where = f"the details are in {path}"
+    except OSError:
+        where = "the details could not be written to a file"
+    what = str(exc).splitlines()[0][:200] if str(exc) else ""
+    print(f"tablewatch: internal error ({type(exc).__name__}{': ' + what if what else ''}). This is a bug in Tablewatch, "
+          f"not in what you typed; {where}. Please report it with that file.", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -7,10 +7,12 @@ rescales them to another frame size of the same aspect ratio (a camera streaming
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from assistant.errors import UserError
+from assistant.jsonfile import read_json
 
 FORMAT = "tablewatch-camera/1"
 
@@ -143,20 +145,79 @@ def save(cal: Calibration, path: str | Path) -> None:
     Path(path).write_text(json.dumps(cal.to_json(), indent=2) + "\n", encoding="utf-8")
 
 
+DIST_SIZES = (4, 5, 8, 12, 14)  # the distortion models OpenCV knows: k1 k2 p1 p2 [k3 [k4 k5 k6 [s1-s4 [tx ty]]]]
+MAX_DIST = 1000.0  # |coefficient|; calibrated lenses stay far below (a fisheye's rational model: tens)
+MAX_SIDE_PX = 100_000
+
+
+def validate(data, path) -> tuple[list[list[float]], list[float], tuple[int, int]]:
+    """(camera matrix, distortion, image size) of a parsed camera file, or ``UserError`` naming the first field
+    that no calibration could have written: a missing or malformed field, a number that is not finite, a focal
+    length that is not positive, a principal point outside the image, a distortion of a size OpenCV does not
+    use or with a coefficient beyond ``MAX_DIST``. Such values would otherwise reach OpenCV and numpy and end in
+    a ``LinAlgError`` or a board "found" nowhere."""
+    again = f"Calibrate again: tablewatch calibrate camera ... --out {path}"
+
+    def bad(field: str, what: str):
+        return UserError(f"{path}: {field} {what}. {again}")
+
+    if not isinstance(data, dict):
+        raise UserError(f"{path} is not a camera file written by 'tablewatch calibrate camera'. {again}")
+    for key in ("camera_matrix", "distortion", "image_size"):
+        if key not in data:
+            raise bad(key, "is missing")
+
+    def number(value, field: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise bad(field, f"must be a number, not {json.dumps(value)[:40]}")
+        try:
+            out = float(value)
+        except OverflowError:
+            out = math.inf
+        if not math.isfinite(out):
+            raise bad(field, "is not a finite number")
+        return out
+
+    size = data["image_size"]
+    if not isinstance(size, list) or len(size) != 2 or not all(isinstance(v, int) and not isinstance(v, bool) for v in size) \
+            or not all(0 < v <= MAX_SIDE_PX for v in size):
+        raise bad("image_size", "must be [width, height] in whole pixels, e.g. [1920, 1080]")
+    w, h = size
+    K = data["camera_matrix"]
+    if not isinstance(K, list) or len(K) != 3 or not all(isinstance(row, list) and len(row) == 3 for row in K):
+        raise bad("camera_matrix", "must be 3 rows of 3 numbers")
+    K = [[number(v, f"camera_matrix[{r}][{c}]") for c, v in enumerate(row)] for r, row in enumerate(K)]
+    fx, fy = K[0][0], K[1][1]
+    if not (0 < fx <= 100 * max(w, h)) or not (0 < fy <= 100 * max(w, h)):
+        raise bad("camera_matrix", f"has focal lengths {fx:g}, {fy:g} px; they must be positive and below {100 * max(w, h)}")
+    if not (0 <= K[0][2] <= w and 0 <= K[1][2] <= h):
+        raise bad("camera_matrix", f"puts the principal point at ({K[0][2]:g}, {K[1][2]:g}), outside the {w}x{h} image")
+    if K[1][0] != 0 or K[2] != [0, 0, 1] or abs(K[0][1]) > fx:
+        raise bad("camera_matrix", "must have the form [[fx, s, cx], [0, fy, cy], [0, 0, 1]]")
+    dist = data["distortion"]
+    if isinstance(dist, list) and len(dist) == 1 and isinstance(dist[0], list):  # OpenCV's 1xN shape
+        dist = dist[0]
+    if not isinstance(dist, list) or len(dist) not in DIST_SIZES:
+        raise bad("distortion", f"must be a list of {', '.join(map(str, DIST_SIZES))} numbers")
+    dist = [number(v, f"distortion[{i}]") for i, v in enumerate(dist)]
+    for i, v in enumerate(dist):
+        if abs(v) > MAX_DIST:
+            raise bad(f"distortion[{i}]", f"is {v:g}; no lens has a coefficient beyond {MAX_DIST:g}")
+    return K, dist, (w, h)
+
+
 def load(path: str | Path, image_size: tuple[int, int] | None = None):
-    """(camera_matrix, distortion) as numpy arrays, rescaled to ``image_size`` (width, height) if given."""
+    """(camera_matrix, distortion) as numpy arrays, rescaled to ``image_size`` (width, height) if given.
+    A file that is not a camera file, or holds values no calibration writes, raises ``UserError`` (``validate``)."""
     import numpy as np
 
     path = Path(path)
     if not path.is_file():
         raise UserError(f"camera file {path} not found. Make one with: tablewatch calibrate camera ... --out {path}")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        K = np.array(data["camera_matrix"], np.float64).reshape(3, 3)
-        dist = np.array(data["distortion"], np.float64).ravel()
-        w0, h0 = data["image_size"]
-    except (json.JSONDecodeError, KeyError, ValueError, TypeError):
-        raise UserError(f"{path} is not a camera file written by 'tablewatch calibrate camera'. Calibrate again.") from None
+    data = read_json(path, fix=f"Calibrate again: tablewatch calibrate camera ... --out {path}")
+    K, dist, (w0, h0) = validate(data, path)
+    K = np.array(K, np.float64)
+    dist = np.array(dist, np.float64)
     if image_size and tuple(image_size) != (w0, h0):
         sx, sy = image_size[0] / w0, image_size[1] / h0
         if abs(sx - sy) > 0.01 * sx:

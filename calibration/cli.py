@@ -5,6 +5,10 @@ Heavy imports (OpenCV, numpy) happen inside the command functions so ``tablewatc
 
 from __future__ import annotations
 
+from assistant.errors import UserError
+from assistant.jsonfile import read_json
+from calibration import layout
+
 
 def add_parser(sub) -> None:
     lay = sub.add_parser("layout", help="check, print, rectify and trace board layouts (docs/layouts.md)")
@@ -75,11 +79,7 @@ def add_parser(sub) -> None:
 
 
 def _validate(args) -> int:
-    import json
     from pathlib import Path
-
-    from assistant.errors import UserError
-    from calibration import layout
 
     bad = 0
     for name in args.files:
@@ -89,9 +89,9 @@ def _validate(args) -> int:
         if not path.is_file():
             raise UserError(f"{name}: no such file or built-in layout.")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            print(f"{name}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.")
+            data = read_json(path)
+        except UserError as exc:  # not readable, not UTF-8, not JSON, too deep: one line, then the next file
+            print(exc)
             bad += 1
             continue
         problems = layout.validate(data)

@@ -13,6 +13,7 @@ import math
 from pathlib import Path
 
 from assistant.errors import UserError
+from assistant.jsonfile import read_json
 
 FORMAT = "tablewatch-layout/1"
 SCHEMA_PATH = Path(__file__).with_name("layout.schema.json")
@@ -47,6 +48,8 @@ KINDS = {
 # Region kinds that form the map graph: two of them that share a border must have an adjacency entry.
 GRAPH_KINDS = {"territory", "lake"}
 BORDER_MIN_MM = 5.0  # shared border shorter than this counts as touching at a corner, not adjacent
+MAX_BOARD_MM = 1500.0  # the largest board side; the overlap checks raster a board at RASTER_PX_PER_MM
+NEAR_BOARD_MM = 100.0  # how far outside the board a marker or region point may lie before the geometry checks
 OVERLAP_MAX_MM2 = 1.0  # overlap area tolerated between sibling regions (drawing slack)
 
 
@@ -55,12 +58,11 @@ def load(path: str | Path) -> dict:
     path = Path(path)
     if not path.is_file():
         raise UserError(f"layout file {path} not found. Give the path of a layout JSON file (see docs/layouts.md).")
-    from assistant.jsonfile import read_json
-
     data = read_json(path)
     problems = validate(data)
     if problems:
-        raise UserError(f"{path} is not a valid layout:\n  - " + "\n  - ".join(problems))
+        more = f" ({len(problems) - 1} more problem(s); list them all with: tablewatch layout validate {path})" if len(problems) > 1 else ""
+        raise UserError(f"{path} is not a valid layout: {problems[0]}{more}")
     return data
 
 
@@ -155,6 +157,9 @@ def validate(data) -> list[str]:
     problems = _schema_problems(data)
     if problems:
         return problems  # geometry checks need a well-formed file
+    problems = _extent_problems(data)
+    if problems:
+        return problems  # rastering a board of 1e15 mm would need more memory than any machine has
     problems += _marker_problems(data)
     problems += _region_problems(data)
     if not problems:
@@ -171,6 +176,25 @@ def _schema_problems(data) -> list[str]:
     for err in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path)):
         where = "/".join(str(p) for p in err.absolute_path) or "top level"
         problems.append(f"at {where}: {err.message} (see docs/layouts.md for the format)")
+    return problems
+
+
+def _extent_problems(data: dict) -> list[str]:
+    """Sizes and points no board has: a side over ``MAX_BOARD_MM``, or a marker or polygon point more than
+    ``NEAR_BOARD_MM`` outside the board."""
+    w, h = data["size_mm"]
+    if not (0 < w <= MAX_BOARD_MM and 0 < h <= MAX_BOARD_MM):
+        return [f"size_mm is {w:g} x {h:g} mm; a board's sides must be over 0 and at most {MAX_BOARD_MM:g} mm. Measure the board again."]
+    lo_x, lo_y, hi_x, hi_y = -NEAR_BOARD_MM, -NEAR_BOARD_MM, w + NEAR_BOARD_MM, h + NEAR_BOARD_MM
+    problems = []
+    for m in data["markers"]:
+        (x, y), size = m["centre"], m["size"]
+        if not (lo_x <= x <= hi_x and lo_y <= y <= hi_y) or size > min(w, h):
+            problems.append(f"marker id {m['id']} (centre {x:g}, {y:g} mm, size {size:g} mm) does not fit on the {w:g}x{h:g} mm board. "
+                            "Check its centre and size.")
+    for r in data["regions"]:
+        if any(not (lo_x <= x <= hi_x and lo_y <= y <= hi_y) for x, y in r["polygon"]):
+            problems.append(f"region {r['id']!r} has a point far outside the {w:g}x{h:g} mm board. Check its polygon.")
     return problems
 
 

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from assistant.errors import UserError
+from calibration import camera as cam
+from calibration import layout as lay
+from vision.locate import locate, rectify
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -25,12 +32,13 @@ def run(args) -> int:
 
     import cv2
 
-    from assistant.errors import UserError
-    from calibration import camera as cam
-    from calibration import layout as lay
-    from vision.locate import locate, rectify
 
     layouts = [lay.resolve(name) for name in args.layout]
+    image = Path(args.image)
+    if not image.exists():
+        raise UserError(f"image {args.image} not found. Check the path.")
+    if image.is_dir():
+        raise UserError(f"{args.image} is a folder. Give a JPEG or PNG photo.")
     frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if frame is None:
         raise UserError(f"cannot read {args.image} as an image. Give a JPEG or PNG photo.")
@@ -40,7 +48,12 @@ def run(args) -> int:
         found = [(r, layout) for r, layout in zip(results, layouts) if r.found]
         if not found:
             raise UserError("no board was found, so nothing was rectified. See the warnings above.")
-        cv2.imwrite(args.rectified, rectify(frame, found[0][0].homography, found[0][1], args.px_per_mm, camera))
+        if not (0.1 <= args.px_per_mm <= 20):
+            raise UserError(f"--px-per-mm {args.px_per_mm:g} is out of range; give a scale between 0.1 and 20 (default 2).")
+        if Path(args.rectified).suffix.lower() not in (".png", ".jpg", ".jpeg"):
+            raise UserError(f"--rectified {args.rectified}: give a file name ending in .png or .jpg.")
+        if not cv2.imwrite(args.rectified, rectify(frame, found[0][0].homography, found[0][1], args.px_per_mm, camera)):
+            raise UserError(f"could not write {args.rectified}. Check that its folder exists and can be written.")
     if args.json:
         print(json.dumps({"image": args.image, "size": [frame.shape[1], frame.shape[0]], "boards": [r.to_json() for r in results]}, indent=2))
     else:

@@ -156,6 +156,9 @@ def locate_board(layout: dict, markers: dict, frame_shape, camera=None, last_H=N
         else:
             H = None
             break
+        if H is None or not np.isfinite(H).all() or abs(np.linalg.det(H)) < 1e-12:  # markers in a line, or degenerate
+            H = None
+            break
         res = residuals_mm(H, use, layout_pts)
         bad = [i for i, r in res.items() if r > OUTLIER_MM]
         if bad and loc.method == "plane":  # not lying flat on that table, or a marker out of place: no guess

@@ -18,7 +18,9 @@ import tempfile
 from pathlib import Path
 
 from assistant.errors import UserError
+from assistant.jsonfile import read_json
 from assistant.movelog import noop_moves
+from assistant.wendake.state import State
 
 ALERT_KINDS = ("IllegalMove", "ScoreMismatch", "TableOutOfSync")
 
@@ -38,13 +40,31 @@ def event_json(e) -> dict:
     return {"kind": event_kind(e), "text": str(e)}
 
 
+SESSION_FIELDS = {  # session.json field: (check, what it must be)
+    "players": (lambda v: isinstance(v, list) and 0 < len(v) <= 8 and all(isinstance(p, str) and p.strip() for p in v),
+                "a list of player names"),
+    "seed": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)), "a whole number or null"),
+    "layouts": (lambda v: isinstance(v, list) and v and all(isinstance(n, str) and n for n in v), "a list of layout names or files"),
+    "camera": (lambda v: v is None or (isinstance(v, str) and v), "the name of a camera file in the folder"),
+    "initial": (lambda v: v is None or isinstance(v, dict), "a game state object or null"),
+}
+
+
 def read_session_file(folder: Path) -> dict:
+    """A recording's ``session.json`` ({} when it has none), its fields checked: ``UserError`` names the first
+    field of the wrong type (``SESSION_FIELDS``)."""
     path = Path(folder) / "session.json"
     if not path.is_file():
         return {}
-    from assistant.jsonfile import read_json
-
-    return read_json(path)
+    meta = read_json(path, fix="Re-record the session, or delete session.json and give --layout and --players.")
+    if not isinstance(meta, dict):
+        raise UserError(f"{path} is not a recording's session description (a JSON object). Re-record the session, or delete it "
+                        "and give --layout and --players.")
+    for key, (ok, what) in SESSION_FIELDS.items():
+        if key in meta and not ok(meta[key]):
+            raise UserError(f"{path}: {key!r} must be {what}, not {json.dumps(meta[key])[:40]}. Fix it, or delete it and give "
+                            f"--{key} on the command line.")
+    return meta
 
 
 def make_session(db: Path, players: list[str], seed: int | None, initial: dict | None):
@@ -63,9 +83,11 @@ def make_session(db: Path, players: list[str], seed: int | None, initial: dict |
     if initial is not None:
         for name in ("initial", "initial_state", "state"):
             if name in params:
-                from assistant.wendake.state import State
-
-                kw[name] = State.from_json(initial)
+                try:
+                    kw[name] = State.from_json(initial)
+                except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
+                    raise UserError(f"the recording's session.json holds an 'initial' that is not a Wendake state ({type(exc).__name__}: "
+                                    f"{str(exc)[:80]}). Re-record the session, or delete 'initial' to start from a new set-up.") from None
                 break
     return create(str(db), **kw)
 
@@ -268,7 +290,6 @@ def _turns_exact(result: dict, truth: dict) -> tuple[int, int]:
     turns than the truth counts one turn wrong."""
     from assistant.movelog import split_turns, turns_equal
     from assistant.wendake import moves as M
-    from assistant.wendake.state import State
 
     seen = [M.move_from_json(m) for m in result["moves"]]
     true = [M.move_from_json(m) for m in truth["moves"]]
@@ -356,7 +377,6 @@ def reading_report(folder, detector=None, max_examples: int = 25) -> dict:
     from assistant.wendake import moves as M
     from assistant.wendake import rules
     from assistant.wendake import view as V
-    from assistant.wendake.state import State
     from calibration import camera as cam
     from calibration import layout as lay
     from vision.observe import Observer

@@ -20,6 +20,7 @@ directory, ``video:FILE`` or a video file. Folder layout (what ``tablewatch reco
 from __future__ import annotations
 
 import csv
+import math
 import threading
 from abc import ABC, abstractmethod
 import time
@@ -342,18 +343,29 @@ class PiCameraSource(LiveSource):
 
 
 def read_timestamps(folder: Path) -> list[tuple[int, float, str]] | None:
-    """Rows (index, t, file) of a folder's timestamps.csv, or None when it has none."""
+    """Rows (index, t, file) of a folder's timestamps.csv, or None when it has none. ``UserError`` for a file that
+    is not UTF-8 CSV, a row that is not 'index,t,file' with a finite time, or a file name that leaves the folder."""
     path = folder / TIMESTAMPS
     if not path.is_file():
         return None
+    fix = "Re-record the session or delete the file to play the images in name order."
     rows = []
-    with path.open(newline="", encoding="utf-8") as fh:
-        for n, row in enumerate(csv.DictReader(fh)):
-            try:
-                rows.append((int(row["index"]), float(row["t"]), row["file"]))
-            except (KeyError, TypeError, ValueError):
-                raise UserError(f"{path}: line {n + 2} is not 'index,t,file'. Re-record the session or delete the file "
-                                "to play the images in name order.") from None
+    n = -1
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            for n, row in enumerate(csv.DictReader(fh)):
+                try:
+                    index, t, name = int(row["index"]), float(row["t"]), row["file"]
+                except (KeyError, TypeError, ValueError):
+                    raise UserError(f"{path}: line {n + 2} is not 'index,t,file'. {fix}") from None
+                if not math.isfinite(t) or not isinstance(name, str) or not name or "\x00" in name or Path(name).name != name \
+                        or name in (".", ".."):
+                    raise UserError(f"{path}: line {n + 2} needs a finite time and the name of an image in the folder. {fix}")
+                rows.append((index, t, name))
+    except UnicodeDecodeError:
+        raise UserError(f"{path} is not a text file (not UTF-8). {fix}") from None
+    except csv.Error as exc:
+        raise UserError(f"{path}: line {n + 3} cannot be read as CSV ({exc}). {fix}") from None
     return rows
 
 

@@ -9,7 +9,7 @@ View model (``snapshot``)::
     {"game", "year", "phase", "finished", "leader", "current", "turn_order": [names], "pairs": [[a, b], ...],
      "players": [{"name", "colour", "tracks": {track: n}, "pairs": [{"tracks", "values", "lower", "counted"}],
                   "projected", "turtles", "swap_tokens", "is_current", "is_leader", "turn_position"}],
-     "alerts": [{"rule", "message", "fix", "kind", "candidates": [{"index", "text"}]}],
+     "alerts": [{"rule", "rules", "message", "fix", "fix_lines", "boards", "kind", "candidates": [{"index", "text"}]}],
      "log": [{"index", "text", "player", "year", "changes": {track: +n}, "kind"}],
      "results": None | {"players": [...per-player score_player breakdown + name], "winner", "tie_break", "ranking"},
      "score_by_year": {name: [score after year 1, 2, ...]}, "raw": <the session's own snapshot>,
@@ -18,6 +18,15 @@ View model (``snapshot``)::
      "ghost": None | {"text", "awaiting_card", "card_unread", "difficulty", "cards", "year_card", "score_tracks",
                       "total", "placeholder", "next_slot", "choices": [{"id", "label"}]}}   # solo games only
 
+An alert speaks the players' language (``_alert_view``): ``fix_lines`` holds one short line per thing to move
+("Put back: 1 yellow warrior from Lake Huron to North-West Home"), made from the tracker's put-back list
+(``IllegalMove.put_back`` / ``TableOutOfSync.differences``) with place names from the built-in layouts and the
+players' names, never region ids; ``fix`` is then only the rule's own advice. ``boards`` are the boards those
+places are on, as schematic pictures with the places to fix marked: ``{"board", "title", "width", "height",
+"regions": [{"points", "marked"}]}`` in the layout's millimetres (``parts/alerts.html`` draws them as SVG).
+``rules`` is every rule the alert refers to: its own, then those its texts cite (the badge shows all, so that
+it matches the text: W-MOV-2 with "(W-TERM-2)"), and map ids in the texts (``T07``) read as names.
+
 ``options`` and ``ghost`` come from the engine State the session holds (``engine_state``: the session's
 ``state`` property, else ``session.tracker.state``); a session without one (the NoGame page, test doubles)
 shows neither. ``ghost_card(session, card)`` enters the Ghost's revealed mask card as a correction move.
@@ -25,7 +34,14 @@ shows neither. ``ghost_card(session, card)`` enters the Ghost's revealed mask ca
 
 from __future__ import annotations
 
+import functools
 import json
+import re
+
+from assistant.errors import UserError
+from assistant.observation import split_key
+from assistant.wendake.edition import load_edition
+from calibration import layout
 
 TRACKS = ("economic", "military", "ritual", "mask")
 
@@ -220,10 +236,7 @@ def snapshot(session) -> dict:
         if isinstance(a, str):
             a = {"message": a}
         cands = a.get("candidates") or []
-        alerts.append({
-            "rule": a.get("rule") or "",
-            "message": a.get("message") or a.get("text") or "",
-            "fix": a.get("fix") or "",
+        alerts.append(_alert_view(session, a, names, pairs) | {
             "kind": a.get("kind") or "IllegalMove",
             "candidates": [_candidate(c, i) for i, c in enumerate(cands)],
         })
@@ -233,15 +246,15 @@ def snapshot(session) -> dict:
         texts = [_candidate(c, i) for i, c in enumerate(cands)]
         target = next((a for a in alerts if a["kind"] == "NeedsConfirmation"), None)
         if target is None:
-            target = {"rule": "", "message": "The camera saw a change that fits more than one move.", "fix": "",
-                      "kind": "NeedsConfirmation", "candidates": []}
+            target = {"rule": "", "rules": [], "message": "The camera saw a change that fits more than one move.", "fix": "",
+                      "fix_lines": [], "boards": [], "kind": "NeedsConfirmation", "candidates": []}
             alerts.append(target)
         target["candidates"] = texts
         if shared:
             target["message"] = f"{target['message']} After \u201c{'; '.join(shared)}\u201d, which was it?"
     status = _first(raw, "log_status")
     if isinstance(status, dict) and status.get("ok") is False:
-        alerts.append({"rule": "", "kind": "LogProblem", "candidates": [],
+        alerts.append({"rule": "", "rules": [], "fix_lines": [], "boards": [], "kind": "LogProblem", "candidates": [],
                        "message": status.get("message") or "The game log cannot be written.",
                        "fix": "Free disk space or check the database file; moves are not being saved."})
     log = []
@@ -293,6 +306,209 @@ def snapshot(session) -> dict:
     }
 
 
+# ---- alerts in the players' words -----------------------------------------------------------------------------
+RULE_ID = re.compile(r"\bW(?:-[A-Za-z0-9]+)+\b")
+CITED = re.compile(r"\s*\((W(?:-[A-Za-z0-9]+)+)\)")  # "... lakes or rivers (W-TERM-2)."
+MAP_ID = re.compile(r"\b([HT]\d{1,2}|L\d)\b")
+MAX_FIX_LINES = 6
+PIECE_NOUNS = {"warrior_standing": "warrior", "warrior_lying": "outpost warrior", "action_marker": "action marker",
+               "tribe_disk": "tribe disk", "fire_token": "Sacred Fire token", "progress_tile": "progress tile"}
+
+
+@functools.lru_cache(maxsize=32)
+def _regions(board: str) -> dict:
+    """{region id: region} of a built-in layout; {} for a board without one."""
+    try:
+        return {r["id"]: r for r in layout.load_builtin(board).get("regions", [])}
+    except (UserError, OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def _board_owner(board: str, names: list[str]) -> str | None:
+    m = re.fullmatch(r"wendake-village-(\d+)", board)
+    if not m:
+        return None
+    p = int(m.group(1)) - 1
+    return f"{names[p]}'s" if 0 <= p < len(names) else f"village {p + 1}'s"
+
+
+def place_name(board: str, region: str, names: list[str], pairs: list) -> str:
+    """Where a region is, as a player says it: "Pine Ridge", "the corn area of Pine Ridge", "Bob's Long House",
+    "Bob's grid, row 1, column 3", "the Economic track, space 17", "the mask board's ceremony space 2"."""
+    regions = _regions(board)
+    reg = regions.get(region, {})
+    label = str(reg.get("label") or region)
+    owner = _board_owner(board, names)
+    if board.startswith("wendake-map"):
+        if reg.get("kind") == "productive_area":
+            parent = regions.get(reg.get("parent"), {})
+            what = "hunting" if label == "hunt" else label
+            return f"the {what} area of {parent.get('label') or reg.get('parent')}"
+        return label
+    if owner:
+        if region == "progress":
+            return f"{owner} progress spaces"
+        if region.startswith("slot."):
+            row, col = divmod(int(region.split(".")[1]), 3)
+            return f"{owner} grid, row {row + 1}, column {col + 1}"
+        if region.startswith("sage."):
+            return f"{owner} sage space {region.split('.')[1]}"
+        if region.startswith("resource."):
+            return f"{owner} {label} space"
+        return f"{owner} {label}"
+    m = re.fullmatch(r"wendake-scores-([ab])", board)
+    if m and "." in region:
+        row, space = region.split(".", 1)
+        i = "ab".index(m.group(1))
+        if i < len(pairs) and row in ("upper", "lower"):
+            return f"the {str(pairs[i][0 if row == 'upper' else 1]).capitalize()} track, space {space}"
+        return f"score board {m.group(1).upper()}, {row} row, space {space}"
+    if board == "wendake-mask":
+        return "the mask board's restore area" if region == "restore" else f"the mask board's {label.replace('_', ' ')}"
+    return label
+
+
+def _piece(key: str, n: int) -> str:
+    """``"woman:blue:colour"``, 2 -> "2 blue women (colour side)"."""
+    cls, colour, side = split_key(key)
+    if cls == "progress_tile":
+        return f"{n} level-{colour.lstrip('P')} progress tile{'s' if n > 1 else ''} ({side} up)"
+    noun = PIECE_NOUNS.get(cls, cls.replace("_", " "))
+    if n > 1:
+        noun = "women" if noun == "woman" else noun + "s"
+    return f"{n} {'' if colour == 'none' else colour + ' '}{noun}" + (f" ({side} side)" if side else "")
+
+
+def _tile(value) -> str:
+    tid, _, side = str(value).partition(":")
+    try:
+        name = load_edition().tiles[tid].name
+    except (KeyError, UserError):
+        name = tid
+    return f"the {name} tile" + (f" ({side} side up)" if side else "")
+
+
+def fix_lines(put_back: list, names: list[str], pairs: list) -> list[str]:
+    """One short line per thing to move, from the tracker's put-back list (module docstring)."""
+    lines, extra, short = [], [], []  # extra: (piece, place); short: (piece, place) per piece
+    for d in put_back:
+        if not isinstance(d, dict) or "board" not in d:
+            continue
+        region = str(d.get("region", ""))
+        place = place_name(d["board"], region.removesuffix("#tile"), names, pairs)
+        exp, seen = d.get("expected"), d.get("seen")
+        if region.endswith("#tile") or not isinstance(exp or {}, dict) or not isinstance(seen or {}, dict):
+            if exp is None:
+                lines.append(f"Take away: {_tile(seen)} from {place}")
+            elif seen is None:
+                lines.append(f"Put back: {_tile(exp)} on {place}")
+            else:
+                lines.append(f"Put back: {_tile(exp)} on {place} (not {_tile(seen)})")
+            continue
+        exp, seen = exp or {}, seen or {}
+        for key in sorted(set(exp) | set(seen)):
+            delta = int(seen.get(key, 0)) - int(exp.get(key, 0))
+            for _ in range(abs(delta)):
+                (extra if delta > 0 else short).append((key, place))
+    # the same piece shown on its other side where it belongs: turn it over
+    for key, place in list(short):
+        cls, colour, side = split_key(key)
+        flipped = next(((k, p) for k, p in extra if p == place and split_key(k)[:2] == (cls, colour) and side), None)
+        if flipped is not None:
+            extra.remove(flipped)
+            short.remove((key, place))
+            lines.append(f"Turn over: {_piece(key, 1)[:-len(f' ({side} side)')]} on {place} to its {side} side")
+    # a piece where it should not be, missing where it should: move it back
+    moves: dict[tuple, int] = {}
+    for key, place in list(extra):
+        dest = next(((k, p) for k, p in short if k == key), None)
+        if dest is not None:
+            short.remove(dest)
+            extra.remove((key, place))
+            moves[(key, place, dest[1])] = moves.get((key, place, dest[1]), 0) + 1
+    lines += [f"Put back: {_piece(k, n)} from {a} to {b}" for (k, a, b), n in moves.items()]
+    for what, items, word in (("Take away", extra, "from"), ("Put back", short, "on")):
+        counted: dict[tuple, int] = {}
+        for k, p in items:
+            counted[(k, p)] = counted.get((k, p), 0) + 1
+        lines += [f"{what}: {_piece(k, n)} {word} {p}" for (k, p), n in counted.items()]
+    if len(lines) > MAX_FIX_LINES:
+        lines = lines[:MAX_FIX_LINES - 1] + [f"… and {len(lines) - MAX_FIX_LINES + 1} more: see the Board page"]
+    return lines
+
+
+def board_marks(put_back: list, names: list[str]) -> list[dict]:
+    """The boards of the put-back places as schematic pictures, those places marked (module docstring)."""
+    marked: dict[str, set] = {}
+    for d in put_back:
+        if isinstance(d, dict) and "board" in d:
+            region = str(d.get("region", "")).removesuffix("#tile")
+            regions = _regions(d["board"])
+            ids = {r for r in regions if r.startswith("progress.")} if region == "progress" else {region}
+            marked.setdefault(d["board"], set()).update(i for i in ids if i in regions)
+    out = []
+    for board, ids in marked.items():
+        regions = _regions(board)
+        if not ids:
+            continue
+        try:
+            w, h = layout.load_builtin(board)["size_mm"]
+        except (UserError, OSError, KeyError, ValueError):
+            continue
+        owner = _board_owner(board, names)
+        title = (f"{owner} village" if owner else "The map" if board.startswith("wendake-map")
+                 else "The mask board" if board == "wendake-mask" else f"Score board {board[-1].upper()}")
+        shapes = [{"points": " ".join(f"{x:.0f},{y:.0f}" for x, y in r["polygon"]), "marked": rid in ids}
+                  for rid, r in regions.items() if r.get("polygon") and r.get("kind") != "colour_spot"]
+        shapes.sort(key=lambda r: r["marked"])  # the marked places drawn last, over their neighbours
+        out.append({"board": board, "title": title, "width": w, "height": h, "regions": shapes})
+    return out
+
+
+def _map_names(session, text: str) -> str:
+    """Map ids in a rule text (``T07``, ``H2``, ``L1``) as their printed names, when the game's map knows them."""
+    st = engine_state(session)
+    if st is None or not text:
+        return text
+    try:
+        m = load_edition().raw["map"]["maps"].get(str(st.n), {})
+    except UserError:
+        return text
+    known = {**{k: v["name"] for k, v in m.get("territories", {}).items()}, **{k: v["name"] for k, v in m.get("lakes", {}).items()}}
+    return MAP_ID.sub(lambda mt: known.get(mt.group(1), mt.group(1)), text)
+
+
+def _put_back_of(session, a: dict) -> list:
+    """The alert's put-back list: from the snapshot when it carries one, else from the tracker's alert event."""
+    given = a.get("put_back") or a.get("differences")
+    if isinstance(given, list):
+        return given
+    ev = getattr(getattr(session, "tracker", None), "alerts", {}).get(a.get("id"))
+    return list(getattr(ev, "put_back", None) or getattr(ev, "differences", None) or [])
+
+
+def _alert_view(session, a: dict, names: list[str], pairs: list) -> dict:
+    """rule(s), message, fix, fix_lines and boards of one alert of the session's snapshot (module docstring)."""
+    put_back = _put_back_of(session, a)
+    message = str(a.get("message") or a.get("text") or "")
+    fix = str(a.get("fix") or "")
+    if put_back:
+        lines = fix_lines(put_back, names, pairs)
+        if a.get("kind") == "TableOutOfSync":
+            message = "The table does not match any legal move. Put the pieces back as shown, or enter what happened."
+        ev = getattr(getattr(session, "tracker", None), "alerts", {}).get(a.get("id"))
+        fix = str(getattr(ev, "fix", None) or "") if a.get("kind") in ("IllegalMove", "TableOutOfSync") else fix
+    else:
+        lines = []
+    rule = str(a.get("rule") or "")
+    rules = [rule] if rule else []
+    for text in (message, fix):
+        rules += [r for r in RULE_ID.findall(text) if r not in rules]
+    message, fix = CITED.sub("", message), CITED.sub("", fix)
+    return {"rule": rule, "rules": rules, "message": _map_names(session, message), "fix": _map_names(session, fix),
+            "fix_lines": lines, "boards": board_marks(put_back, names)}
+
+
 # ---- from the engine state: game options and the solo Ghost ----------------------------------------------------
 def engine_state(session):
     """The engine State of the game in progress, or None. ``GameSession.state`` is ``tracker.state``."""
@@ -318,7 +534,6 @@ def ghost_view(st) -> dict:
     """What the tablet shows in a solo game: the Ghost's next instruction (``ghost.instruction``, W-SOLO-8..11)
     and, while the year's Ghost mask card is awaited, the cards it can be (for the tap form)."""
     from assistant.wendake import ghost
-    from assistant.wendake.edition import load_edition
     from assistant.wendake.generate import unaccounted_cards
 
     ed = load_edition()
@@ -350,9 +565,6 @@ def ghost_view(st) -> dict:
 
 def ghost_card(session, card) -> object:
     """Enter the Ghost's revealed mask card (W-SOLO-8) from a tap on the tablet, as a correction move."""
-    from assistant.errors import UserError
-    from assistant.wendake.edition import load_edition
-
     st = engine_state(session)
     if st is None or st.solo is None:
         raise UserError("this is not a solo game: only the solo Ghost has a mask card to enter (W-SOLO-8).")
