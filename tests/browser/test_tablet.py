@@ -153,7 +153,13 @@ def test_illegal_move_raises_the_banner_and_fixing_the_table_clears_it(server, p
     banner = page.locator("section.alert-illegalmove")
     expect(banner).to_be_visible()
     expect(banner.locator(".rule")).to_have_text("W-RND-3")
-    expect(banner.locator(".alert-fix")).to_contain_text("put the pieces back")
+    # what to move, in a player's words (one line per piece), and where, marked on a picture of the board
+    expect(banner.locator(".alert-fixlist li")).to_have_text([re.compile(r"^Put back: 1 \w+ action marker from \w+'s grid, "
+                                                                       r"row \d, column \d to \w+'s sage space \d$")])
+    expect(banner.locator("figure.alert-board polygon.mark")).to_have_count(2)
+    assert not re.search(r"wendake-village|slot\.\d|sage\.\d", banner.inner_text())
+    box = banner.bounding_box()
+    assert box["height"] < 0.3 * TABLET["height"], box  # readable from across the table without hiding the scores
     shot(page, "alert-banner")
     events = table.observe()  # the player takes the marker back
     assert "AlertCleared" in [e.kind for e in events]
