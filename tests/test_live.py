@@ -24,7 +24,7 @@ from vision.live import VIEW_WIDTH, Live, build_app, open_game, setup_layout_nam
 from vision.sources import FolderSource, Frame, UsbSource
 from web import adapter
 
-PIN = "2468"
+PIN = "246813"  # new PINs have 6-12 digits (web.security)
 
 
 @pytest.fixture(scope="module")

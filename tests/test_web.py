@@ -20,7 +20,7 @@ from web.chart import score_chart
 
 from conftest_vision import real
 
-PIN = "4821"
+PIN = "482193"
 
 
 class FakeSession:
@@ -194,8 +194,8 @@ def test_pin_is_stored_hashed_and_private(tmp_path):
     assert stat.S_IMODE((tmp_path / "pin.json").stat().st_mode) == 0o600
     again = security.PinStore(tmp_path / "pin.json")
     assert again.verify("123456") and not again.verify("123457") and not again.verify("")
-    for bad in ("12", "abcd", "1234567890123", "12 34"):
-        with pytest.raises(Exception, match="4 to 12 digits"):
+    for bad in ("12", "4821", "abcdef", "1234567890123", "123 456"):
+        with pytest.raises(Exception, match="6 to 12 digits"):
             store.set_pin(bad)
 
 
@@ -225,15 +225,19 @@ def test_pin_attempts_are_limited(env):
     for _ in range(security.MAX_FAILURES):
         assert c.post("/api/unlock", json={"pin": "9999"}, headers={"X-CSRF-Token": t}).status_code == 403
     r = c.post("/api/unlock", json={"pin": PIN}, headers={"X-CSRF-Token": t})
-    assert r.status_code == 429 and "Wait" in r.get_json()["error"]
+    assert r.status_code == 429 and "Wait 60 s" in r.get_json()["error"] and r.headers["Retry-After"] == "60"
 
 
-def test_limiter_releases_after_lockout():
+def test_limiter_delay_grows_and_a_right_pin_clears_it():
     now = [0.0]
-    lim = security.AttemptLimiter(max_failures=2, lockout_s=10, clock=lambda: now[0])
-    lim.failed("a"); lim.failed("a")
-    assert lim.wait_left("a") == 10 and lim.wait_left("b") == 0
+    lim = security.AttemptLimiter(free=2, first_delay_s=10, max_delay_s=25, clock=lambda: now[0])
+    assert lim.take("a") == 0 and lim.take("a") == 0
+    assert lim.wait_left("a") == 10 and lim.take("a") == 10 and lim.wait_left("b") == 0  # refused, not counted
     now[0] = 11
+    assert lim.take("a") == 0 and lim.wait_left("a") == 20  # the delay doubles
+    now[0] = 31
+    assert lim.take("a") == 0 and lim.wait_left("a") == 25  # up to the most
+    lim.succeeded("a")
     assert lim.wait_left("a") == 0
 
 
@@ -532,9 +536,10 @@ def test_qr_code_and_url():
 def test_first_start_sets_a_pin(tmp_path):
     from web.server import ensure_pin
 
-    out = io.StringIO()
+    out = io.StringIO()  # not a terminal: the PIN goes to a private file, not to the output (tests/test_web_security.py)
     ensure_pin(tmp_path / "pin.json", interactive=False, out=out)
-    pin = re.search(r"the PIN for changes is (\d{6})", out.getvalue()).group(1)
+    pin = (tmp_path / "first-pin.txt").read_text().strip()
+    assert re.fullmatch(r"\d{6}", pin) and pin not in out.getvalue()
     assert security.PinStore(tmp_path / "pin.json").verify(pin)
     ensure_pin(tmp_path / "pin.json", interactive=False, out=out)  # second start: kept
     assert security.PinStore(tmp_path / "pin.json").verify(pin)
@@ -545,7 +550,7 @@ def test_first_start_sets_a_pin(tmp_path):
 def test_first_start_says_so_when_the_input_ends_before_the_pin(tmp_path, monkeypatch):
     from web import server
 
-    answers = iter(["4826"])
+    answers = iter(["482611"])
 
     def typed(prompt=""):
         try:

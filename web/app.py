@@ -1,8 +1,10 @@
 """The Flask app: pages, the live SSE stream, the JSON API and the PIN/CSRF guard. ``create_app(session, config)``.
 
 Pages (open to anyone on the LAN): ``/`` scoreboard, ``/log`` move log, ``/board`` board view, ``/results``
-final results, ``/setup`` setup wizard, ``/trace`` layout tracer. Live data: ``/events`` (SSE, see web.hub),
-``/api/snapshot`` (the view model as JSON), ``/board.jpg`` (the latest annotated board image).
+final results, ``/setup`` setup wizard, ``/trace`` layout tracer. Live data: ``/events`` (SSE, see web.hub;
+capped per client and in all, a refused stream gets 429/503 with ``Retry-After`` and a one-line JSON reason),
+``/api/view`` (the live parts as the stream's ``view`` message: what a refused page polls), ``/api/snapshot``
+(the view model as JSON), ``/board.jpg`` (the latest annotated board image).
 
 Changing anything is a POST that needs the PIN (``/api/unlock``) and the CSRF token (header ``X-CSRF-Token``):
 ``/api/undo``, ``/api/correct``, ``/api/confirm``, ``/api/ghost_card`` (solo: the Ghost's revealed mask card)
@@ -19,6 +21,8 @@ Config keys (``create_app(session, config)``):
                  wizard's live camera check and colour calibration
   NEW_GAME       hook: ``callable(params: dict) -> session``: start a game (default: GameSession.create)
   HEARTBEAT_S    SSE heartbeat interval (default 15)
+  MAX_STREAMS, MAX_STREAMS_PER_CLIENT   SSE stream caps (defaults in web.hub; web.server.make_server sets
+                 MAX_STREAMS from its thread count)
 The app's runtime object is ``app.extensions["tablewatch"]`` (a ``Tablewatch``): ``.session``, ``.hub`` and
 ``.on_new_session`` (callbacks ``f(session)`` run when the wizard starts a new game, so the camera pipeline
 can feed the new session).
@@ -27,16 +31,18 @@ can feed the new session).
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from flask import Flask, Response, has_request_context, jsonify, render_template, request, session as cookie, stream_with_context
 
 from assistant.errors import UserError
-from web import adapter, bodies, security
+from web import adapter, security
 from web.chart import css_colour, score_chart
-from web.hub import Hub
+from web.hub import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, Hub
 
 MAX_UPLOAD_MB = 25
+STREAM_RETRY_S = 30  # a page refused a live stream polls /api/view and asks for a stream again after this
 LIVE_PARTS = ("alerts", "turn", "scoreboard", "log", "results")
 
 
@@ -48,7 +54,9 @@ class Tablewatch:
         self.pins = pins
         self.limiter = security.AttemptLimiter()
         self.on_new_session: list = []
-        self.hub = Hub(session, self.render_parts, heartbeat_s=float(app.config.get("HEARTBEAT_S", 15.0)))
+        self.hub = Hub(session, self.render_parts, heartbeat_s=float(app.config.get("HEARTBEAT_S", 15.0)),
+                       max_streams=int(app.config.get("MAX_STREAMS", MAX_STREAMS)),
+                       max_streams_per_client=int(app.config.get("MAX_STREAMS_PER_CLIENT", MAX_STREAMS_PER_CLIENT)))
 
     @property
     def session(self):
@@ -73,7 +81,6 @@ def _chart_for(view: dict) -> str:
 
 def create_app(session, config: dict | None = None) -> Flask:
     app = Flask(__name__, static_folder="static", template_folder="templates")
-    app.request_class = bodies.Request  # JSON bodies: one-line 400s, never a RecursionError 500 (web.bodies)
     app.config.update(MAX_CONTENT_LENGTH=MAX_UPLOAD_MB * 1024 * 1024, SESSION_COOKIE_SAMESITE="Strict",
                       SESSION_COOKIE_HTTPONLY=True, JSON_SORT_KEYS=False)
     app.config.update(config or {})
@@ -97,7 +104,7 @@ def create_app(session, config: dict | None = None) -> Flask:
         sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token")
         if not security.csrf_ok(cookie, sent):
             return jsonify(error="The page is out of date (security token missing or wrong). Reload the page and try again.", need="reload"), 403
-        if request.endpoint not in ("unlock", "lock") and not security.is_unlocked(cookie):
+        if request.endpoint not in ("unlock", "lock") and not security.is_unlocked(cookie, tw.pins):
             return jsonify(error="Enter the PIN to change anything.", need="pin"), 403
         return None
 
@@ -123,7 +130,7 @@ def create_app(session, config: dict | None = None) -> Flask:
     def _ctx():
         if not has_request_context():  # the hub renders live parts outside any request
             return {}
-        return {"csrf_token": security.csrf_token(cookie), "unlocked": security.is_unlocked(cookie)}
+        return {"csrf_token": security.csrf_token(cookie), "unlocked": security.is_unlocked(cookie, tw.pins)}
 
     def page(template: str, **kw):
         view = adapter.snapshot(tw.session)
@@ -149,10 +156,29 @@ def create_app(session, config: dict | None = None) -> Flask:
     # ---- live data -----------------------------------------------------------------------------------------
     @app.get("/events")
     def events():
+        who = security.client_key(request.remote_addr)
+        refused = tw.hub.admit(who)  # each stream holds a server thread: capped, so pages always answer
+        if refused:
+            why = (f"this device already has {tw.hub.max_streams_per_client} live streams open" if refused == "client"
+                   else f"all {tw.hub.max_streams} live streams are taken")
+            resp = jsonify(error=f"No live stream: {why}. The page updates every few seconds instead; close other "
+                                 f"Tablewatch tabs to get live updates back.", need="poll")
+            resp.status_code = 429 if refused == "client" else 503
+            resp.headers["Retry-After"] = str(STREAM_RETRY_S)
+            return resp
         last = request.headers.get("Last-Event-ID") or request.args.get("last")
-        resp = Response(stream_with_context(tw.hub.stream(last)), mimetype="text/event-stream")
+        gone = request.environ.get("waitress.client_disconnected")
+        resp = Response(stream_with_context(tw.hub.stream(last, gone=gone)), mimetype="text/event-stream")
+        resp.call_on_close(lambda: tw.hub.release(who))
         resp.headers["Cache-Control"] = "no-cache"
         resp.headers["X-Accel-Buffering"] = "no"
+        return resp
+
+    @app.get("/api/view")
+    def api_view():
+        """The page's live parts as the stream's ``view`` message carries them: what a page refused a stream polls."""
+        resp = Response(tw.hub.view, mimetype="application/json")
+        resp.headers["Cache-Control"] = "no-store"
         return resp
 
     @app.get("/api/snapshot")
@@ -162,7 +188,7 @@ def create_app(session, config: dict | None = None) -> Flask:
 
     @app.get("/api/whoami")
     def whoami():
-        return jsonify(unlocked=security.is_unlocked(cookie), csrf_token=security.csrf_token(cookie))
+        return jsonify(unlocked=security.is_unlocked(cookie, tw.pins), csrf_token=security.csrf_token(cookie))
 
     @app.get("/board.jpg")
     def board_jpg():
@@ -177,23 +203,24 @@ def create_app(session, config: dict | None = None) -> Flask:
     # ---- PIN -----------------------------------------------------------------------------------------------
     @app.post("/api/unlock")
     def unlock():
-        who = request.remote_addr or "?"
-        wait = tw.limiter.wait_left(who)
-        if wait > 0:
-            return jsonify(error=f"Too many wrong PINs. Wait {wait:.0f} s and try again."), 429
         pin = _json_body().get("pin") if request.is_json else request.form.get("pin")
         if not isinstance(pin, str) or not pin.strip():
             return jsonify(error="Type the PIN."), 400
+        who = security.client_key(request.remote_addr)
+        wait = tw.limiter.take(who)  # counted before the (slow) check, so parallel guesses cannot all be checked
+        if wait > 0:
+            resp = jsonify(error=f"Too many PIN attempts from this device. Wait {math.ceil(wait)} s and try again.")
+            resp.headers["Retry-After"] = str(math.ceil(wait))
+            return resp, 429
         if not tw.pins.verify(pin):
-            tw.limiter.failed(who)
             return jsonify(error="Wrong PIN."), 403
         tw.limiter.succeeded(who)
-        security.unlock(cookie)
+        security.unlock(cookie, tw.pins)
         return jsonify(ok=True, unlocked=True)
 
     @app.post("/api/lock")
     def lock():
-        security.lock(cookie)
+        security.lock(cookie, tw.pins)
         return jsonify(ok=True, unlocked=False)
 
     # ---- corrections ---------------------------------------------------------------------------------------

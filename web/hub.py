@@ -18,6 +18,12 @@ text (``stream``):
 browser missed a new game, so it gets a ``reset`` message and the current view instead of old events.
 A browser reconnecting after a Wi-Fi drop sends ``Last-Event-ID``; it gets the events it missed and then the
 current view, so the page is whole again whatever it missed.
+
+Each open stream holds one of the web server's worker threads, so streams are admitted (``admit``) up to
+``max_streams`` in all and ``max_streams_per_client`` per client: the rest are refused at once (the app answers
+429/503 with ``Retry-After``; the page then polls ``/api/view``), and the server's other threads always answer
+pages. ``web.server.make_server`` sets ``max_streams`` from its thread count. A stream ends within about a second
+of its client going away (``stream(gone=...)``), so a tablet moving between pages frees its slot.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from collections import deque
 from web import adapter
 
 RETRY_MS = 2000
+MAX_STREAMS = 36  # in all: 48 worker threads less the 12 that web.server.make_server keeps for pages
+MAX_STREAMS_PER_CLIENT = 6  # a browser opens at most 6 connections to one server, so one device never needs more
 
 
 def format_sse(data: str, event: str | None = None, id: str | None = None) -> str:
@@ -56,8 +64,13 @@ def parse_last_id(text: str | None) -> tuple[int, int] | None:
 class Hub:
     """Fans one session's events out to many SSE clients. Thread-safe; ``start`` runs the pump thread."""
 
-    def __init__(self, session, render_view=None, buffer: int = 4096, poll_s: float = 1.0, heartbeat_s: float = 15.0):
+    def __init__(self, session, render_view=None, buffer: int = 4096, poll_s: float = 1.0, heartbeat_s: float = 15.0,
+                 max_streams: int = MAX_STREAMS, max_streams_per_client: int = MAX_STREAMS_PER_CLIENT):
         self.render_view = render_view or (lambda snap: {})
+        self.max_streams = max_streams
+        self.max_streams_per_client = max_streams_per_client
+        self._open: dict[str, int] = {}  # client -> admitted streams
+        self.refused = {"client": 0, "total": 0}
         self.poll_s = poll_s
         self.heartbeat_s = heartbeat_s
         self._cond = threading.Condition()
@@ -142,6 +155,34 @@ class Hub:
                 self._cond.notify_all()
 
     # ---- clients ---------------------------------------------------------------------------------------
+    def admit(self, who: str) -> str | None:
+        """Take a stream slot for client ``who``: None when admitted (``release`` it when the stream ends), else
+        why not: ``"client"`` (this client has ``max_streams_per_client`` open) or ``"total"`` (all are taken)."""
+        with self._cond:
+            if self._open.get(who, 0) >= self.max_streams_per_client:
+                reason = "client"
+            elif sum(self._open.values()) >= self.max_streams:
+                reason = "total"
+            else:
+                self._open[who] = self._open.get(who, 0) + 1
+                return None
+            self.refused[reason] += 1
+            return reason
+
+    def release(self, who: str) -> None:
+        with self._cond:
+            n = self._open.get(who, 0) - 1
+            if n > 0:
+                self._open[who] = n
+            else:
+                self._open.pop(who, None)
+
+    @property
+    def admitted(self) -> int:
+        """Streams admitted and not yet released."""
+        with self._cond:
+            return sum(self._open.values())
+
     def _missed(self, after: int) -> list[tuple[int, str]]:
         """Events with seq > after: from the ring, or from the session when the ring no longer reaches back."""
         if self._ring and self._ring[0][0] <= after + 1:
@@ -150,8 +191,9 @@ class Hub:
             return []
         return [(s, d) for s, d in adapter.events_since(self.session, after, 0) if s <= self.seq]
 
-    def stream(self, last_event_id: str | None = None, max_s: float | None = None):
-        """SSE text chunks for one client until the hub stops (or ``max_s`` passes)."""
+    def stream(self, last_event_id: str | None = None, max_s: float | None = None, gone=None):
+        """SSE text chunks for one client until the hub stops (or ``max_s`` passes, or ``gone()`` says the client
+        has left: checked about once a second)."""
         start = time.monotonic()
         last = parse_last_id(last_event_id)
         with self._cond:
@@ -174,6 +216,8 @@ class Hub:
             last_beat = time.monotonic()
             while not self._stop.is_set():
                 if max_s is not None and time.monotonic() - start > max_s:
+                    return
+                if gone is not None and gone():
                     return
                 with self._cond:
                     if self.epoch == epoch and self.seq == sent and self._cut == cut:

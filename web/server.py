@@ -1,22 +1,36 @@
 """Serving the tablet app with waitress (a production WSGI server, pure Python): ``serve(session, ...)``.
 
-At start it makes sure a PIN is set (asks on the terminal, or makes one up and prints it when nobody is
-there to type), then prints the page's URL and a QR code of it so a tablet can join by scanning. Blocks
-until interrupted.
+At start it makes sure a PIN is set (``ensure_pin``: asks on the terminal until the two PINs typed match, or,
+when nobody is there to type, makes one up: shown once on a terminal, else written to ``DATA_DIR/first-pin.txt``,
+mode 600, never to the journal), then prints the page's URL and a QR code of it so a tablet can join by
+scanning. Blocks until interrupted. ``make_server`` keeps worker threads for pages whatever the SSE streams do.
 """
 
 from __future__ import annotations
 
 import getpass
+import os
 import secrets
 import socket
 import sys
 from pathlib import Path
 
 from assistant.errors import UserError
+from web.security import PIN_MAX, PIN_MIN, PinStore, check_pin_format
 
 DEFAULT_PORT = 8080
 DEFAULT_THREADS = 48  # each live page holds one thread for its SSE stream
+FIRST_PIN_FILE = "first-pin.txt"  # a PIN made up with nobody at the terminal: only its owner can read it
+
+
+def page_threads(threads: int) -> int:
+    """Worker threads kept for pages and the API whatever the SSE streams do: a quarter, at least 8."""
+    return max(8, threads // 4)
+
+
+def stream_budget(threads: int) -> int:
+    """How many SSE streams a server with ``threads`` worker threads admits (web.hub caps the rest)."""
+    return max(1, threads - page_threads(threads))
 
 
 def lan_address() -> str:
@@ -51,24 +65,28 @@ def qr_text(url: str) -> str:
 
 
 def ensure_pin(pin_file: str | Path, pin: str | None = None, interactive: bool | None = None, out=sys.stdout) -> None:
-    """Set the PIN at first start: ``pin`` if given, else typed on the terminal, else a random one printed."""
-    from web.security import PinStore, check_pin_format
-
+    """Set the PIN at first start: ``pin`` if given; else typed twice on the terminal (asked again until the two
+    match, or until the input ends); else made up: shown once when ``out`` is a terminal, otherwise written to
+    ``FIRST_PIN_FILE`` beside the PIN file (mode 600) with only that file's place printed, so that a PIN made
+    under a service never reaches the journal."""
     store = PinStore(pin_file)
+    first_pin = store.path.parent / FIRST_PIN_FILE
     if pin is not None:
         if store.is_set and store.verify(pin):
             return
         if store.is_set:
             raise UserError(f"a different PIN is already set in {store.path}. Leave out --pin, or delete that file to set a new PIN.")
         store.set_pin(pin)
+        first_pin.unlink(missing_ok=True)  # a made-up PIN from before no longer opens anything
         return
     if store.is_set:
         return
     interactive = sys.stdin.isatty() if interactive is None else interactive
     if interactive:
-        print("First start: choose a PIN (4-12 digits). Players need it to correct moves, set up games and save layouts.", file=out)
+        print(f"First start: choose a PIN ({PIN_MIN}-{PIN_MAX} digits). Players need it to correct moves, set up games "
+              "and save layouts.", file=out)
         try:
-            for _ in range(3):
+            while True:  # a typo in either PIN asks again; only the end of the input stops
                 first = getpass.getpass("PIN: ")
                 try:
                     check_pin_format(first)
@@ -77,15 +95,27 @@ def ensure_pin(pin_file: str | Path, pin: str | None = None, interactive: bool |
                     continue
                 if getpass.getpass("PIN again: ") == first:
                     store.set_pin(first)
+                    first_pin.unlink(missing_ok=True)
                     return
-                print("The two PINs differ; try again.", file=out)
+                print("The two PINs differ; type the PIN again.", file=out)
         except EOFError:  # the terminal's input ended (closed, or nothing typed into a pipe)
             raise UserError("the input ended before a PIN was set. Start again in a terminal and type the PIN twice "
-                            "(started without a terminal, Tablewatch makes a PIN and prints it).") from None
-        raise UserError("no PIN was set. Start again and type the same 4-12 digit PIN twice.")
+                            f"(started without a terminal, Tablewatch makes a PIN and writes it to {first_pin}).") from None
     made = f"{secrets.randbelow(10**6):06d}"
     store.set_pin(made)
-    print(f"First start: the PIN for changes is {made} (stored hashed in {store.path}; delete that file to choose another).", file=out)
+    isatty = getattr(out, "isatty", None)
+    if callable(isatty) and isatty():
+        first_pin.unlink(missing_ok=True)
+        print(f"First start: the PIN for changes is {made}. It is shown only this once (stored hashed in {store.path}; "
+              "delete that file to choose another).", file=out)
+        return
+    first_pin.unlink(missing_ok=True)
+    fd = os.open(first_pin, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(f"{made}\n")
+    print(f"First start: a PIN for changes was made and written to {first_pin}, readable by this user only "
+          f"(cat {first_pin}); it is not printed here, so that it stays out of logs. Delete that file once you have "
+          "noted the PIN.", file=out)
 
 
 def make_app(session, data_dir: str | Path | None, db_path: str | None, pin_file: str | Path | None = None,
@@ -101,11 +131,17 @@ def make_app(session, data_dir: str | Path | None, db_path: str | None, pin_file
 
 
 def make_server(app, host: str = "0.0.0.0", port: int = DEFAULT_PORT, threads: int = DEFAULT_THREADS):
+    """A waitress server for ``app``. The app's hub admits at most ``stream_budget(threads)`` SSE streams, so
+    ``page_threads(threads)`` threads always answer pages; ``channel_request_lookahead`` lets a stream see its
+    client leave (``waitress.client_disconnected``); idle connections close after a minute (streams are not idle)."""
     from waitress.server import create_server
 
+    tw = app.extensions.get("tablewatch") if hasattr(app, "extensions") else None
+    if tw is not None:
+        tw.hub.max_streams = stream_budget(threads)
     try:
-        return create_server(app, host=host, port=port, threads=threads, channel_timeout=300, ident="tablewatch",
-                             connection_limit=max(100, threads * 2), cleanup_interval=10)
+        return create_server(app, host=host, port=port, threads=threads, channel_timeout=60, ident="tablewatch",
+                             connection_limit=max(400, threads * 4), cleanup_interval=10, channel_request_lookahead=1)
     except OSError as exc:
         raise UserError(f"cannot listen on {host}:{port}: {exc.strerror}. Choose another --port or --host.") from None
 

@@ -19,7 +19,7 @@ if not CHROMIUM.exists():
 expect = playwright_api.expect
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-PIN = "2468"
+PIN = "246813"  # new PINs have 6-12 digits (web.security)
 TABLET = {"width": 1280, "height": 800}
 
 

@@ -31,11 +31,37 @@
     document.dispatchEvent(new CustomEvent("tw:view", { detail: view }));
   }
 
+  // A stream the server refuses (too many open: 429/503) or cannot open: poll the live parts instead
+  // (/api/view, the stream's "view" message) every 5 s, and ask for a stream again after 30 s.
+  let pollTimer = null;
+  async function poll() {
+    try {
+      const r = await fetch("/api/view", { cache: "no-store" });
+      if (!r.ok) throw new Error("HTTP " + r.status);
+      const text = await r.text();
+      const view = JSON.parse(text);
+      const id = view.epoch + "-" + view.seq;
+      if (id !== lastId) { lastId = id; applyView(text); }
+      setConn("ok", "updating every 5 s");
+    } catch (err) {
+      setConn("down", "offline — reconnecting…");
+    }
+  }
+  function startPolling() {
+    if (pollTimer) return;
+    poll();
+    pollTimer = setInterval(poll, 5000);
+  }
+  function stopPolling() {
+    clearInterval(pollTimer);
+    pollTimer = null;
+  }
+
   function connect() {
     clearTimeout(retryTimer);
     if (source) source.close();
     source = new EventSource(lastId ? "/events?last=" + encodeURIComponent(lastId) : "/events");
-    source.onopen = () => setConn("ok", "live");
+    source.onopen = () => { stopPolling(); setConn("ok", "live"); };
     source.addEventListener("view", (e) => { if (e.lastEventId) lastId = e.lastEventId; applyView(e.data); setConn("ok", "live"); });
     source.addEventListener("game", (e) => {
       if (e.lastEventId) lastId = e.lastEventId;
@@ -44,8 +70,9 @@
     source.addEventListener("reset", () => { lastId = null; });
     source.onerror = () => {
       setConn("down", "offline — reconnecting…");
-      if (source.readyState === EventSource.CLOSED) {   // the browser gave up: try again ourselves
-        retryTimer = setTimeout(connect, 2000);
+      if (source.readyState === EventSource.CLOSED) {   // refused, or the browser gave up: poll, then try again
+        startPolling();
+        retryTimer = setTimeout(connect, 30000);
       }
     };
   }
