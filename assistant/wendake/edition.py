@@ -144,6 +144,11 @@ class Edition:
         self.objectives = {o["id"]: o["text"] for o in ghost["objectives"]}
         self.objective_points = {k: v for k, v in ghost["objective_points"].items() if isinstance(v, int)}
 
+    def swap_tokens(self, tribe: str | None) -> int:
+        """The swap tokens a player of ``tribe`` starts with: the tribe card's own count where it gives one
+        (Seneca: 2, W-TRB-8, tribes.json), else the colour set's (1, W-COMP-3, components.json)."""
+        return (self.tribes.get(tribe) or {}).get("swap_tokens", {}).get("value", self.per_player["swap_tokens"])
+
     def map_for(self, players: int) -> MapTopology:
         try:
             return self.maps[players]

@@ -264,4 +264,83 @@ def _semantic_errors(d: dict, ed: Edition) -> list[str]:
         for t in row:
             if t not in ed.progress:
                 out.append(f"progress_rows.{level}: unknown progress tile {t!r}.")
+    return out + component_count_errors(d, ed)
+
+
+def _holdings(d: dict, ed: Edition):
+    """Every countable component of the state: (component, holder, item, where it lies). The holder is "table"
+    for the box's own count of a component, or a player index for a player's own count."""
+    mb, adv = d["mask_board"], d["advanced"]
+    for tid, stack in mb["turtle_stacks"].items():
+        yield from (("turtle tile", "table", tid, f"mask_board.turtle_stacks.{tid}") for _ in stack)
+    for level, row in d["progress_rows"].items():
+        yield from (("progress tile", "table", t, f"progress_rows.{level}") for t in row)
+    for level, row in d.get("progress_box", {}).items():
+        yield from (("progress tile", "table", t, f"progress_box.{level}") for t in row)
+    yield from (("flag tile", "table", f, "flag_supply") for f in d.get("flag_supply", []))
+    for key in ("display", "pile", "pile_l2"):
+        yield from (("advanced tile", "table", t, f"advanced.{key}") for t in adv[key] if t is not None)
+    for p, pl in enumerate(d["players"]):
+        where = f"players[{p}]"
+        for t in pl["turtles"]:
+            yield "turtle tile", "table", t["type"], f"{where}.turtles"
+            yield "turtle tile", p, t["type"], f"{where}.turtles"
+        yield from (("progress tile", "table", t, f"{where}.progress") for t in pl["progress"])
+        if pl["flag"] is not None:
+            yield "flag tile", "table", pl["flag"], f"{where}.flag"
+        tiles = [(c["tile"], f"{where}.grid") for row in pl["grid"] for c in row if c is not None]
+        tiles += [(t, f"{where}.{key}") for key in ("below", "set_aside") for t in pl[key]]
+        for t, at in tiles:
+            basic = t in ed.tiles and ed.tiles[t].level == 0
+            yield ("basic tile", p, t, at) if basic else ("advanced tile", "table", t, at)
+        yield from (("swap token", p, "swap token", f"{where}.swap_tokens") for _ in range(pl["swap_tokens"]))
+        markers = len(pl["action_markers"]) + pl["sages"] + pl["reserved"]
+        yield from (("action marker", p, "action marker", f"{where}.sages") for _ in range(markers))
+
+
+def _allowed(component: str, holder, item: str, d: dict, ed: Edition) -> tuple[int, str]:
+    """How many of ``item`` the box gives ``holder``, and where that number comes from (rule ID, data file)."""
+    n = len(d["players"])
+    if component == "turtle tile" and holder == "table":
+        if d.get("solo") is not None:
+            return 1, "W-SOLO-2: 1 tile per type in the solo game"
+        return ed.by_count[n]["turtles_per_stack"], f"W-SET-14, components.json by_player_count.{n}.turtles_per_stack"
+    if component == "turtle tile":
+        return 1, "W-TUR-4: never two tiles of the same type"
+    if component == "progress tile":
+        return ed.progress_copies, "W-NIT-9, progress.json copies_per_tile"
+    if component == "swap token":
+        tribe, base = d["players"][holder]["tribe"], ed.per_player["swap_tokens"]
+        if ed.swap_tokens(tribe) != base:
+            return ed.swap_tokens(tribe), f"W-TRB-8, tribes.json {tribe}.swap_tokens"
+        more = ", ".join(ed.tribes[t]["name"] for t in ed.tribes if ed.swap_tokens(t) > base) or "no tribe"
+        return base, f"W-COMP-3, components.json per_player.swap_tokens; only {more} starts with more (W-TRB-8)"
+    if component == "action marker":
+        return ed.per_player["action_markers"], "W-COMP-3, components.json per_player.action_markers"
+    rules = {"flag tile": "W-COMP-6: one English and one French flag tile", "advanced tile": "W-COMP-5: one of each advanced tile",
+             "basic tile": "W-COMP-3: one of each basic tile per colour"}
+    return 1, rules[component]
+
+
+def component_count_errors(d: dict, ed: Edition) -> list[str]:
+    """Every component held more times than the edition data allows, as one line naming the holder, the
+    component, the count allowed with its provenance, and the fix. One check for every kind of component:
+    ``_holdings`` says where each lies and ``_allowed`` how many the box has."""
+    counts: Counter = Counter()
+    places: dict = {}
+    for component, holder, item, where in _holdings(d, ed):
+        counts[component, holder, item] += 1
+        places.setdefault((component, holder, item), []).append(where)
+    out = []
+    for (component, holder, item), k in counts.items():
+        allowed, why = _allowed(component, holder, item, d, ed)
+        if k <= allowed:
+            continue
+        at = ", ".join(dict.fromkeys(places[component, holder, item]))
+        name = item if item != component else ""
+        if holder == "table":
+            who = f"{component} {name}: {k} in the game ({at})"
+        else:
+            who = f"players[{holder}] ({d['players'][holder]['name']}): {k} {component}s{f' {name}' if name else ''}"
+        out.append(f"{who}; the box allows {allowed} ({why}). Remove {k - allowed} from {at}.")
     return out

@@ -65,7 +65,7 @@ def set_up(state, p: int, tribe: str, ed, oneida_tile: str | None = None) -> Non
         home.guards[p] -= 1
         player.long_house["warrior"] += 1
     elif tribe == "seneca":  # W-TRB-8
-        player.swap_tokens = 2
+        player.swap_tokens = ed.swap_tokens(tribe)
     elif tribe == "oneida":  # W-TRB-5: one L1 or L2 tile from the box, owned from the start, no points
         pool = [t for level in (1, 2) for t in state.progress_box.get(level, [])]
         if oneida_tile is None:
