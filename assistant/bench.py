@@ -14,7 +14,8 @@ BENCHMARKS = {
     "locate": ("vision.bench:main", "board localisation: milliseconds per 12 MP frame"),
     "detector": ("vision.detect:bench_main", "piece detector: milliseconds per rectified map view (fp32, int8; 2 threads)"),
     "pipeline": ("vision.bench_pipeline:main", "live pipeline: settled frame -> event latency per stage, 2304x1296, 2 threads"),
-    "web": ("web.bench:main", "tablet SSE fan-out: 20 clients at 10 Hz on loopback; dropped/late events, p95 delivery latency"),
+    "web": ("web.bench:main", "tablet SSE fan-out: 20 clients at 10 Hz on loopback; dropped/late events, p95 delivery latency; "
+            "then 200 streams at once: accepted/refused, page and API latency while they are open"),
 }
 
 

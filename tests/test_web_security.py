@@ -18,7 +18,7 @@ import time
 import pytest
 
 from assistant.errors import UserError
-from web import security, server
+from web import bench, security, server
 from web.app import create_app
 
 PIN = "482193"
@@ -321,3 +321,12 @@ def test_mistyped_pins_ask_again_until_the_two_match(tmp_path, monkeypatch):
     assert security.PinStore(tmp_path / "pin.json").verify("482193")
     assert out.getvalue().count("The two PINs differ") == 2 and out.getvalue().count("6 to 12 digits") == 3
     assert prompts[-2:] == ["PIN: ", "PIN again: "]
+
+
+def test_bench_web_prints_the_flood_figures(capsys):
+    bench.main(["--seconds", "0.5", "--clients", "2", "--streams", "30", "--addresses", "1", "--samples", "2"])
+    out = capsys.readouterr().out
+    assert "flood: 30 streams from 1 addresses, 48 threads (streams admitted at most 36): accepted 6, refused 24 " \
+           "(429 per device 24, 503 all taken 0), unanswered 0" in out
+    for route in ("/", "/api/whoami", "/api/unlock", "/api/snapshot"):
+        assert re.search(rf"^  {re.escape(route)} +2/2 answered; p50 [\d.]+ ms, p95 [\d.]+ ms", out, re.M), route
