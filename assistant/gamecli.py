@@ -1,7 +1,10 @@
 """``tablewatch games`` (list the games in a log) and ``tablewatch export GAME`` (a whole game as JSON).
 
-Owns the command-line side of the game log. The log file is ``--db PATH``, else ``$TABLEWATCH_DB``, else
-``~/.local/share/tablewatch/games.sqlite`` (``assistant.eventlog.default_db_path``).
+Owns the command-line side of the game log. The log file is found by the rule every command uses
+(``assistant.paths.db_path``): ``--db``, else ``--data-dir``/games.sqlite, else ``$TABLEWATCH_DB``, else
+``$TABLEWATCH_DATA_DIR``/games.sqlite, else ``~/.tablewatch/games.sqlite`` -- where ``live``, ``serve``, the setup
+wizard and ``demo --data-dir`` write. The log is opened read-only (never changed): a read-only log, or one that a
+running ``tablewatch live`` is writing, can be listed and exported.
 
 Export format ``tablewatch.game-export/1``::
 
@@ -17,27 +20,28 @@ import sys
 import time
 from pathlib import Path
 
+from assistant import paths
+from assistant.eventlog import EventLog
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("games", help="list the games in the game log")
-    p.add_argument("--db", help="game log file (default: $TABLEWATCH_DB or ~/.local/share/tablewatch/games.sqlite)")
+    paths.add_options(p)
     p.set_defaults(func=_games)
     p = sub.add_parser("export", help="write a whole game (setup, events, moves, final state) as JSON")
     p.add_argument("game", help="game id (see `tablewatch games`), or 'latest'")
-    p.add_argument("--db", help="game log file (default: $TABLEWATCH_DB or ~/.local/share/tablewatch/games.sqlite)")
+    paths.add_options(p)
     p.add_argument("--out", help="output file (default: standard output)")
     p.add_argument("--no-observations", action="store_true", help="leave the stored observations out")
     p.set_defaults(func=_export)
 
 
-def _open(db):
-    from assistant.eventlog import EventLog, default_db_path
-
-    return EventLog(Path(db).expanduser() if db else default_db_path(), create=False)
+def _open(args):
+    return EventLog(paths.db_path(args.db, args.data_dir), create=False, read_only=True)
 
 
 def _games(args) -> int:
-    log = _open(args.db)
+    log = _open(args)
     games = log.games()
     if not games:
         print(f"no games in {log.path}")
@@ -69,7 +73,7 @@ def export_game(log, game_id: str, observations: bool = True) -> dict:
 
 
 def _export(args) -> int:
-    log = _open(args.db)
+    log = _open(args)
     doc = export_game(log, args.game, observations=not args.no_observations)
     text = json.dumps(doc, indent=1, sort_keys=False)
     if args.out:

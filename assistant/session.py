@@ -139,6 +139,8 @@ class GameSession:
         if not known_piles:
             state = conceal(state)
         log = db_path if isinstance(db_path, EventLog) else EventLog(db_path)
+        if log.read_only:  # a new game there would live in memory only, and be lost at the next start
+            raise UserError(f"cannot start a new game: {log.problem or f'{log.path} is read-only'}")
         gid = game_id or _new_game_id()
         # the game starts from the set-up as the log keeps it (JSON, keys sorted), as a resumed game does: the
         # order of a state's dicts orders the tracker's candidates, and a resumed game runs it again (``_rerun``)
@@ -259,7 +261,11 @@ class GameSession:
 
     # ---- feeding -----------------------------------------------------------------------------------------------
     def feed(self, observation: Observation) -> list[Event]:
+        """Read one look of the table. While the disk is full (``EventLog.accepting_looks``) the look is not read,
+        so the tracker never runs ahead of its log: a look is the whole table, so the next one gives what it missed."""
         with self._cond:
+            if not self.log.accepting_looks:
+                return []
             stored = None
             if self.store_observations:
                 # the tracker reads the look as the log keeps it (confidences to 4 places): a resumed game runs
@@ -351,10 +357,11 @@ class GameSession:
 
     def snapshot(self) -> dict:
         with self._lock:
-            if self._cache is not None and self._cache[0] == self.last_seq:
+            key = (self.last_seq, self.log.status["message"])  # a log problem that clears makes no event
+            if self._cache is not None and self._cache[0] == key:
                 return self._cache[1]
             snap = self._snapshot()
-            self._cache = (self.last_seq, snap)
+            self._cache = (key, snap)
             return snap
 
     def _move_log(self):

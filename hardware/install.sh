@@ -108,6 +108,14 @@ if [ -n "$SOURCE" ]; then
     sed -i "s|^TABLEWATCH_ARGS=.*|TABLEWATCH_ARGS=\"--source $SOURCE\"|" "$DEFAULTS"
 fi
 
+say "Shell settings /etc/profile.d/tablewatch.sh"
+# `tablewatch games` / `tablewatch export latest` in a login shell read the service's game log (assistant/paths.py)
+cat >/etc/profile.d/tablewatch.sh <<EOF
+# Tablewatch (written by hardware/install.sh): the service's data folder, where its game log is ($DATA/games.sqlite).
+export TABLEWATCH_DATA_DIR="$DATA"
+case ":\$PATH:" in *":$VENV/bin:"*) ;; *) export PATH="\$PATH:$VENV/bin" ;; esac
+EOF
+
 say "PIN for changes on the tablet"
 if [ -f "$DATA/pin.json" ]; then
     echo "A PIN is already set (delete $DATA/pin.json to choose a new one)."
@@ -137,4 +145,5 @@ Tablewatch is installed.
   QR code:       sudo -u $SERVICE_USER $VENV/bin/python -c "from web.server import qr_text; print(qr_text('http://${ADDR:-127.0.0.1}:$PORT/'))"
   logs:          journalctl -u tablewatch -f
   options:       $DEFAULTS, then: sudo systemctl restart tablewatch
+  games:         tablewatch games; tablewatch export latest --out game.json   (a new login shell; or --data-dir $DATA)
 EOF

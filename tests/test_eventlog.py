@@ -33,7 +33,7 @@ def test_append_and_read_back(tmp_path):
 
 
 def test_full_disk_keeps_events_in_memory_then_flushes(tmp_path):
-    log = EventLog(tmp_path / "g.sqlite")
+    log = EventLog(tmp_path / "g.sqlite", reserve_bytes=0)  # no reserve: the events wait in memory
     log.create_game("g1", "wendake", {"x": 1})
     pages = log.db.execute("PRAGMA page_count").fetchone()[0]
     log.db.execute(f"PRAGMA max_page_count = {pages}")
@@ -56,7 +56,7 @@ def test_a_look_and_its_events_are_written_together_or_not_at_all(tmp_path):
     without the events it gave."""
     import sqlite3
 
-    log = EventLog(tmp_path / "g.sqlite")
+    log = EventLog(tmp_path / "g.sqlite", reserve_bytes=0)
     log.create_game("g1", "wendake", {"x": 1})
     pages = log.db.execute("PRAGMA page_count").fetchone()[0]
     log.db.execute(f"PRAGMA max_page_count = {pages + 1}")  # room for a small row, not for a big one
@@ -75,7 +75,7 @@ def test_a_look_and_its_events_are_written_together_or_not_at_all(tmp_path):
 def test_corrupt_file_gives_clear_message(tmp_path):
     bad = tmp_path / "bad.sqlite"
     bad.write_bytes(b"this is not a database at all" * 100)
-    with pytest.raises(UserError, match="not a usable Tablewatch game log"):
+    with pytest.raises(UserError, match="damaged or not a Tablewatch game log"):
         EventLog(bad)
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from assistant import paths
 from assistant.errors import UserError
 
 VIEW_WIDTH = 1280  # width of the board-view picture
@@ -424,8 +425,6 @@ def pipeline_board_jpeg(pipeline, messages=()) -> bytes | None:
 
 
 def add_parser(sub) -> None:
-    from pathlib import Path as _P
-
     p = sub.add_parser("live", help="the table assistant: read the camera, track the game, serve the tablet page",
                        description="Run the camera pipeline on the table and feed the game, while serving the tablet app "
                        "(scoreboard, alerts, board view, setup). Resumes the newest game in the database unless "
@@ -441,9 +440,7 @@ def add_parser(sub) -> None:
     p.add_argument("--colours", help="their colours, comma-separated (default: the edition's order)")
     p.add_argument("--seed", type=int, help="seed of the new game's setup (with --players)")
     p.add_argument("--game", help="resume this game id (default: the newest)")
-    p.add_argument("--db", help="the game database (default: DATA_DIR/games.sqlite)")
-    p.add_argument("--data-dir", default=str(_P.home() / ".tablewatch"),
-                   help="the server's folder: PIN, layouts, setup, camera.json, games (default ~/.tablewatch)")
+    paths.add_options(p)
     p.add_argument("--host", default="0.0.0.0", help="address the tablet page listens on (default 0.0.0.0: the local network)")
     p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
     p.add_argument("--model", default="detector", help="detector model name or .onnx path (default detector)")
@@ -514,12 +511,12 @@ def run_live(args) -> int:
     if args.vision_threads < 1 or args.web_threads < 1:
         raise UserError("--vision-threads and --web-threads must be at least 1.")
     cv2.setNumThreads(args.vision_threads)
-    data_dir = Path(args.data_dir).expanduser()
+    data_dir = paths.data_dir(args.data_dir)
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"cannot create the data folder {data_dir}: {exc.strerror or exc}. Choose another --data-dir.") from None
-    db = str(Path(args.db).expanduser()) if args.db else str(data_dir / "games.sqlite")
+    db = str(paths.db_path(args.db, args.data_dir))
     source = pick_source(args.source, parse_size(args.size), args.fps, args.pace)
     if not is_live_source(source):
         source.open()  # a recording that cannot be played fails now, with its message

@@ -577,17 +577,23 @@ def ghost_card(session, card) -> object:
 
 
 class NoGame:
-    """The session the app serves before any game exists: an empty scoreboard; the wizard starts a game."""
+    """The session the app serves before any game exists: an empty scoreboard; the wizard starts a game.
+    ``problem``: the game log exists but cannot be opened (damaged, locked...): the scoreboard and the alert
+    banner say so instead of "No game yet", and changes are refused with it (web.cli.open_session)."""
 
     last_seq = 0
 
-    def __init__(self):
+    def __init__(self, problem: str | None = None):
         import threading
 
         self._closed = threading.Event()
+        self.problem = problem
 
     def snapshot(self) -> dict:
-        return {"players": [], "phase": "no game", "alerts": [], "log": []}
+        snap = {"players": [], "phase": "no game", "alerts": [], "log": []}
+        if self.problem:
+            snap.update(log_problem=self.problem, log_status={"ok": False, "message": self.problem})
+        return snap
 
     def events_since(self, seq: int, timeout: float | None = None) -> list:
         self._closed.wait(timeout if timeout is not None else 1.0)
@@ -596,6 +602,8 @@ class NoGame:
     def _none(self, *args, **kwargs):
         from assistant.errors import UserError
 
+        if self.problem:
+            raise UserError(f"the game log cannot be opened: {self.problem}")
         raise UserError("there is no game yet; start one in Setup.")
 
     undo = correct = confirm = feed = _none

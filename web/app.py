@@ -64,8 +64,16 @@ class Tablewatch:
 
     def replace_session(self, new) -> None:
         self.hub.replace(new)
+        self.watch_log(new)
         for f in self.on_new_session:
             f(new)
+
+    def watch_log(self, session) -> None:
+        """A game log's problem that starts or clears without an event (the disk freed, the events written by its
+        retry timer: assistant.eventlog) re-renders the page now."""
+        listeners = getattr(getattr(session, "log", None), "listeners", None)
+        if isinstance(listeners, list):
+            listeners.append(self.hub.refresh)
 
     def render_parts(self, view: dict) -> dict:
         with self.app.app_context():
@@ -94,6 +102,7 @@ def create_app(session, config: dict | None = None) -> Flask:
     app.config["DATA_DIR"] = str(data_dir)
     app.jinja_env.globals.update(css_colour=css_colour, parts=LIVE_PARTS)
     tw = Tablewatch(app, session, pins)
+    tw.watch_log(session)
     app.extensions["tablewatch"] = tw
 
     # ---- guard ---------------------------------------------------------------------------------------------
