@@ -1,4 +1,7 @@
-"""``tablewatch serve``: serve the tablet app for a game in a database (the newest one, or ``--game ID``)."""
+"""``tablewatch serve``: serve the tablet app for a game in a database (the newest one, or ``--game ID``).
+
+The data folder and the game log follow ``assistant.paths`` (the rule every command uses). ``open_session``
+never turns a log that cannot be opened into "no game": see its docstring."""
 
 from __future__ import annotations
 
