@@ -23,6 +23,7 @@ from assistant.session import GameSession
 from web import security
 from web.adapter import NoGame
 from web.cli import open_session
+from vision.live import open_game
 from web.server import make_app
 
 PIN = "48219377"
@@ -87,6 +88,9 @@ def test_a_damaged_log_is_said_on_the_terminal_and_the_tablet_and_never_replaced
     # the command-line readers say the same, in one line, without a traceback
     assert main(["games", "--db", str(db)]) == 2
     assert "damaged" in capsys.readouterr().err
+    live_session = open_game(str(db), None, None, None, None)  # `tablewatch live` opens its game the same way
+    assert isinstance(live_session, NoGame) and "damaged" in live_session.problem
+    assert _digest(db) == before
 
 
 def test_a_log_locked_by_another_program_is_not_no_game(tmp_path, capsys):

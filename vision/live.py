@@ -525,7 +525,8 @@ def run_live(args) -> int:
                 threads=args.vision_threads)
     game = getattr(session, "game_id", None)
     print(f"tablewatch live: camera {source.describe()}; game database {db}; "
-          + (f"game {game}" if game else "no game yet: start one in Setup on the tablet"), flush=True)
+          + (f"game {game}" if game else "the game log cannot be opened (said above; the tablet says it too)"
+             if getattr(session, "problem", None) else "no game yet: start one in Setup on the tablet"), flush=True)
     _sigterm_to_interrupt()
     try:
         serve(session, args.host, args.port, data_dir=data_dir, db_path=db, threads=args.web_threads,
