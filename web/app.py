@@ -37,7 +37,7 @@ from pathlib import Path
 from flask import Flask, Response, has_request_context, jsonify, render_template, request, session as cookie, stream_with_context
 
 from assistant.errors import UserError
-from web import adapter, security
+from web import adapter, bodies, security
 from web.chart import css_colour, score_chart
 from web.hub import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, Hub
 
@@ -89,6 +89,7 @@ def _chart_for(view: dict) -> str:
 
 def create_app(session, config: dict | None = None) -> Flask:
     app = Flask(__name__, static_folder="static", template_folder="templates")
+    app.request_class = bodies.Request  # JSON bodies: one-line 400s, never a RecursionError 500 (web.bodies)
     app.config.update(MAX_CONTENT_LENGTH=MAX_UPLOAD_MB * 1024 * 1024, SESSION_COOKIE_SAMESITE="Strict",
                       SESSION_COOKIE_HTTPONLY=True, JSON_SORT_KEYS=False)
     app.config.update(config or {})
