@@ -109,7 +109,7 @@ if [ -n "$SOURCE" ]; then
 fi
 
 say "Shell settings /etc/profile.d/tablewatch.sh"
-# `tablewatch games` / `tablewatch export latest` in a login shell read the service's game log (assistant/paths.py)
+# `tablewatch games` / `tablewatch export latest` in a login shell read the service's game log (assistant/table/paths.py)
 cat >/etc/profile.d/tablewatch.sh <<EOF
 # Tablewatch (written by hardware/install.sh): the service's data folder, where its game log is ($DATA/games.sqlite).
 export TABLEWATCH_DATA_DIR="$DATA"

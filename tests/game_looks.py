@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from assistant.observation import Observation, Reading
+from assistant.table.observation import Observation, Reading
 from assistant.wendake import moves as M
 from assistant.wendake.generate import play_random_game
-from assistant.wendake.view import expected_readings
+from assistant.wendake.observer import expected_readings
 
 
 def looks(seed: int, players=("Ann", "Bob")):

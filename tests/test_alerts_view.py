@@ -10,9 +10,9 @@ import tempfile
 
 import pytest
 
-from assistant.observation import Observation, Reading
-from assistant.session import GameSession
-from assistant.wendake.view import expected_readings
+from assistant.table.observation import Observation, Reading
+from assistant.table.session import GameSession
+from assistant.wendake.observer import expected_readings
 from web import adapter, security
 from web.app import create_app
 

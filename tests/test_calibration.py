@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest_vision import real
 
-from assistant.cli import main
+from assistant.apps.cli import main
 from assistant.errors import UserError
 from calibration import camera
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest_vision import homography_looking_at, real
 
-from assistant.cli import main
+from assistant.apps.cli import main
 from calibration import colours as C
 from calibration import layout as L
 from vision.locate import locate

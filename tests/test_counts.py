@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from assistant.errors import UserError
-from assistant.observation import COUNT_BOUND_CONFIDENCE, Reading
+from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Reading
 from vision import counts as C
 
 

@@ -1,5 +1,5 @@
 """One game log for every command (issue 32, item 1): ``live``, ``serve``, the setup wizard, the Pi service,
-``demo``, ``games`` and ``export`` find the log by one rule (``assistant.paths``), so the game a real table wrote
+``demo``, ``games`` and ``export`` find the log by one rule (``assistant.table.paths``), so the game a real table wrote
 is the one ``tablewatch export latest`` reads."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-import assistant.demo  # noqa: F401 - its frame cache is the real user's (imported before a test's own HOME)
-from assistant import paths
-from assistant.cli import build_parser, main
+import assistant.apps.demo  # noqa: F401 - its frame cache is the real user's (imported before a test's own HOME)
+from assistant.table import paths
+from assistant.apps.cli import build_parser, main
 from web import security
 from web.server import make_app
 
@@ -156,7 +156,7 @@ def test_a_game_live_wrote_is_what_games_and_export_find(home, recording, capsys
     argv = ["live", "--source", f"folder:{recording}", "--camera", str(recording / "camera.json"), "--host", "127.0.0.1",
             "--port", str(port), "--no-qr", "--players", ",".join(meta["players"])]
     argv += sum((["--layout", n] for n in meta["layouts"]), [])
-    p = subprocess.Popen([sys.executable, "-m", "assistant.cli", *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    p = subprocess.Popen([sys.executable, "-m", "assistant.apps.cli", *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          text=True, env=env, stdin=subprocess.DEVNULL)
     game = None
     try:

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from assistant.cli import main
+from assistant.apps.cli import main
 from web import server as webserver
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.cli import main
+from assistant.apps.cli import main
 from assistant.errors import UserError
 from vision.detect import Piece, decode, model_path, nms_points, peaks
 

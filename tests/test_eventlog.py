@@ -13,7 +13,7 @@ import time
 import pytest
 
 from assistant.errors import UserError
-from assistant.eventlog import EventLog
+from assistant.table.eventlog import EventLog
 
 
 def test_append_and_read_back(tmp_path):
@@ -105,11 +105,11 @@ def test_read_only_log_keeps_game_in_memory(tmp_path):
 
 WRITER = textwrap.dedent("""
     import sys
-    from assistant.observation import Observation, Reading
-    from assistant.session import GameSession
+    from assistant.table.observation import Observation, Reading
+    from assistant.table.session import GameSession
     from assistant.wendake import moves as M
     from assistant.wendake.generate import play_random_game
-    from assistant.wendake.view import expected_readings
+    from assistant.wendake.observer import expected_readings
 
     db, seed = sys.argv[1], int(sys.argv[2])
     states, moves = [], []
@@ -143,7 +143,7 @@ def _replayed_state(db):
 
 
 def test_kill_9_then_resume_gives_the_logged_state(tmp_path):
-    from assistant.session import GameSession
+    from assistant.table.session import GameSession
 
     rng = random.Random(3)
     for attempt in range(3):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.eventlog import EventLog
+from assistant.table.eventlog import EventLog
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -77,7 +77,7 @@ def test_without_a_reserve_the_timer_writes_the_waiting_events_once_there_is_roo
 
 
 def test_the_reserve_keeps_every_accepted_look_and_the_table_is_read_again_when_there_is_room(small_disk):
-    from assistant.session import GameSession
+    from assistant.table.session import GameSession
     from game_looks import looks
 
     said = []
@@ -106,7 +106,7 @@ def test_the_reserve_keeps_every_accepted_look_and_the_table_is_read_again_when_
 WRITER = textwrap.dedent("""
     import sys
     sys.path.insert(0, sys.argv[3])
-    from assistant.session import GameSession
+    from assistant.table.session import GameSession
     from game_looks import looks
 
     s = GameSession.create(sys.argv[1], players=["Ann", "Bob"], seed=int(sys.argv[2]), game_id="crash")

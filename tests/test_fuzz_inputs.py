@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from assistant.cli import main
+from assistant.apps.cli import main
 from assistant.jsonfile import MAX_DEPTH
 from calibration import layout as L
 
@@ -239,7 +239,7 @@ JSON_ROUTES = ["/api/unlock", "/api/correct", "/api/confirm", "/api/ghost_card",
 
 @pytest.fixture(scope="module")
 def web():
-    from assistant.session import GameSession
+    from assistant.table.session import GameSession
     from web import security
     from web.app import create_app
 

@@ -40,8 +40,8 @@ def test_unit_has_its_sections_and_restarts_always():
 
 @pytest.mark.parametrize("extra", ["", "--source usb:0 --size 1920x1080 --port 80 --layout wendake-map-4p"])
 def test_exec_start_is_a_real_live_command_with_valid_options(extra):
-    from assistant.cli import build_parser
-    from vision.live import run_live
+    from assistant.apps.cli import build_parser
+    from assistant.apps.live import run_live
 
     argv = exec_start(extra)
     assert argv[0] == "/opt/tablewatch/venv/bin/tablewatch"
@@ -54,7 +54,7 @@ def test_exec_start_is_a_real_live_command_with_valid_options(extra):
 
 
 def test_a_bad_option_in_the_unit_would_be_caught():
-    from assistant.cli import build_parser
+    from assistant.apps.cli import build_parser
 
     with pytest.raises(SystemExit):
         build_parser().parse_args(exec_start("--no-such-option")[1:])

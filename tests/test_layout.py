@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from assistant.cli import main
+from assistant.apps.cli import main
 from calibration import layout as L
 from calibration import wendake_layouts as W
 

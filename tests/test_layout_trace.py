@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 from conftest_vision import homography_looking_at
 
-from assistant.cli import main
+from assistant.apps.cli import main
 from calibration import layout as L
 from calibration.render import draw_marker
 

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from assistant.errors import UserError
-from vision.live import VIEW_WIDTH, Live, build_app, open_game, setup_layout_names
+from assistant.apps.live import VIEW_WIDTH, Live, build_app, open_game, setup_layout_names
 from vision.sources import FolderSource, Frame, UsbSource
 from web import adapter
 
@@ -41,7 +41,7 @@ def _meta(folder: Path) -> dict:
 
 
 def _session(tmp_path, meta):
-    from assistant.session import GameSession
+    from assistant.table.session import GameSession
 
     return GameSession.create(str(tmp_path / "games.sqlite"), players=meta["players"], seed=meta["seed"])
 
@@ -216,7 +216,7 @@ def _get_json(url: str, timeout: float = 2.0):
 
 
 def _start(args, env):
-    return subprocess.Popen([sys.executable, "-m", "assistant.cli", "live", *args], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "assistant.apps.cli", "live", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=env)
 
 
@@ -291,7 +291,7 @@ class FakeCam:
 
 
 def test_an_unplugged_camera_is_reported_and_picked_up_again(monkeypatch):
-    import vision.live as L
+    import assistant.apps.live as L
 
     monkeypatch.setattr(L, "STALE_FRAME_S", 0.3)
     img = np.full((360, 640, 3), 120, np.uint8)

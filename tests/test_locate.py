@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from conftest_vision import board_view, cover_marker, homography_looking_at, real
 
-from assistant.cli import main
+from assistant.apps.cli import main
 from calibration import layout as L
 from vision.locate import apply_h, locate, rectify
-from vision.tracker import BoardTracker
+from vision.pose import BoardPoseFilter
 
 SHEET_IDS = [17, 23, 35, 40, 47, 51, 59, 64]
 
@@ -158,7 +158,7 @@ def test_a_moved_marker_is_ignored_with_a_warning(map_scene):
 
 def test_tracker_smooths_and_says_when_a_board_moved(map_scene):
     lay, H, frame = map_scene
-    tracker = BoardTracker([lay], alpha=0.3, move_mm=3.0)
+    tracker = BoardPoseFilter([lay], alpha=0.3, move_mm=3.0)
     rng = np.random.default_rng(0)
     first = tracker.update(frame)[0]
     assert first.found and not first.moved

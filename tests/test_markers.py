@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from assistant.cli import main
+from assistant.apps.cli import main
 from calibration import layout as L
 from calibration import render, sheet
 from calibration.layout import marker_corners_mm

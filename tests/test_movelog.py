@@ -1,8 +1,8 @@
-"""Move logs compared as a camera sees them (assistant/movelog.py): turns, observable moves, no-op moves."""
+"""Move logs compared as a camera sees them (assistant/wendake/movelog.py): turns, observable moves, no-op moves."""
 
 from __future__ import annotations
 
-from assistant.movelog import move_log_equal, noop_moves, observable, split_turns, turns_equal
+from assistant.wendake.movelog import move_log_equal, noop_moves, observable, split_turns, turns_equal
 from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.generate import legal_moves

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from assistant.observation import Reading
+from assistant.table.observation import Reading
 from calibration import camera as cam
 from calibration import layout as lay
 from vision.detect import Piece
@@ -86,7 +86,7 @@ def recording(tmp_path_factory):
 
 
 def test_map_readings_match_a_perfect_camera(recording):
-    view = pytest.importorskip("assistant.wendake.view")
+    view = pytest.importorskip("assistant.wendake.observer")
     from assistant.wendake import rules
     from models.synth.recording import play_game
     from vision.sources import FolderSource
@@ -122,7 +122,7 @@ def test_village_tiles_are_read_at_the_cameras_own_resolution(recording):
     """The detector reads a board at 1 px/mm, below what a tile's printed name needs; the tile slots are rectified
     again at the gallery's scale, so a camera that resolves the names (this one: about 1.2 px/mm) reads them."""
     from assistant.wendake import rules
-    from assistant.wendake.view import expected_readings
+    from assistant.wendake.observer import expected_readings
     from models.synth.recording import play_game
     from vision.sources import FolderSource
 
@@ -155,7 +155,7 @@ def test_long_house_and_productive_area_tokens_are_read_by_their_printed_face(re
     up (in this recording it did at every look); each token is read again from its face (vision.tokens), and every
     Long House and productive area reads as a perfect camera would at every observation."""
     from assistant.wendake import rules
-    from assistant.wendake.view import expected_readings
+    from assistant.wendake.observer import expected_readings
     from models.synth.recording import play_game
     from vision.sources import FolderSource
 
@@ -182,7 +182,7 @@ def test_long_house_and_productive_area_tokens_are_read_by_their_printed_face(re
 
 
 def test_reading_report_scores_the_camera_side_alone(recording):
-    from vision.replay import reading_report
+    from assistant.apps.replay import reading_report
 
     folder, truth = recording
     rep = reading_report(folder)
@@ -252,7 +252,7 @@ def test_look_alike_tiles_swapped_between_reads_are_read_anew():
 
 
 def test_an_observation_keeps_a_tile_reads_runner_ups_through_json():
-    from assistant.observation import Observation
+    from assistant.table.observation import Observation
 
     obs = Observation(7, 1.5, {"wendake-village-1/slot.0#tile": Reading("A1-12:action", 0.02, (("A1-17:action", 0.02), (None, 0.4))),
                                "wendake-village-1/slot.0": Reading((("action_marker:red", 1),), 0.9)})
@@ -265,7 +265,7 @@ def test_resource_spaces_are_counted_by_the_resource_counter(recording):
     """Every resource space on both village boards is read (by ``vision.counts``, the count of the space's own
     piece) as a perfect camera reads it, at every observation, and all but one surely."""
     from assistant.wendake import rules
-    from assistant.wendake.view import expected_readings
+    from assistant.wendake.observer import expected_readings
     from models.synth.recording import play_game
     from vision.sources import FolderSource
 

@@ -114,8 +114,8 @@ def test_render_game_writes_a_replayable_folder(tmp_path):
 def test_end_to_end_figures(tmp_path):
     """Rendered games through the real pipeline and tracker (issue 5 targets). Short games keep it minutes long;
     the full set is `tablewatch e2e` (docs/pipeline.md)."""
-    pytest.importorskip("assistant.session")
-    from vision.replay import evaluate
+    pytest.importorskip("assistant.table.session")
+    from assistant.apps.replay import evaluate
 
     opts = R.game_options(2, 1, max_states=8) + R.game_options(1, 1001, inject_rate=0.5, max_states=8)
     folders = R.render_games(tmp_path, opts, workers=2, progress=False)
@@ -130,7 +130,7 @@ def test_a_full_replay_saves_its_looks_and_the_tracker_alone_replays_them(tmp_pa
     tracker alone over them logs the same moves and events; a game never replayed in full says what to run; the
     camera side alone (``--looks-only``) saves the same looks."""
     from assistant.errors import UserError
-    from vision.replay import LOOKS_FILE, replay_folder, replay_looks, save_looks
+    from assistant.apps.replay import LOOKS_FILE, replay_folder, replay_looks, save_looks
 
     opts = R.RecordingOptions(players=2, seed=7, size=(960, 540), max_states=3, hand_rate=0.5)
     R.render_game(tmp_path, opts)

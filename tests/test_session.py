@@ -1,4 +1,4 @@
-"""GameSession: feeding, snapshot JSON, corrections, events_since and resume (assistant/session.py)."""
+"""GameSession: feeding, snapshot JSON, corrections, events_since and resume (assistant/table/session.py)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import threading
 import pytest
 
 from assistant.errors import UserError
-from assistant.observation import Observation, Reading
-from assistant.session import GameSession
-from assistant.tracker import conceal
+from assistant.table.observation import Observation, Reading
+from assistant.table.session import GameSession
+from assistant.table.tracker import conceal
 from assistant.wendake import moves as M
 from assistant.wendake.generate import play_random_game
-from assistant.wendake.view import expected_readings
+from assistant.wendake.observer import expected_readings
 
 
 def _game(seed=1, players=("Ann", "Bob")):
@@ -62,7 +62,7 @@ def _home_read_short_looks(seed=5):
     the tracker knows the Home's misreading (``Tracker.misreadings``, learned at the first look)."""
     import random
 
-    from assistant.wendake.view import map_board
+    from assistant.wendake.observer import map_board
 
     states, moves = _game(seed=seed)
     rng = random.Random(3)
@@ -169,7 +169,7 @@ def test_undo_correct_alerts_and_events_since(tmp_path):
 
 
 def test_whole_game_results_and_export(tmp_path, capsys):
-    from assistant.gamecli import export_game
+    from assistant.apps.games import export_game
 
     states, moves = _game(seed=4)
     db = tmp_path / "g.sqlite"
@@ -180,7 +180,7 @@ def test_whole_game_results_and_export(tmp_path, capsys):
     assert len(snap["score_by_year"]["years"]) == 7
     doc = export_game(s.log, "g-test")
     assert doc["final_state"] == states[-1].to_json() and len(doc["moves"]) == len(moves)
-    from assistant import gamecli
+    from assistant.apps import games as gamecli
     import argparse
 
     parser = argparse.ArgumentParser()

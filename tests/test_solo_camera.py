@@ -1,4 +1,4 @@
-"""The solo Ghost through the camera (assistant/solo.py, W-SOLO-8..11): instructions, the observation check and the
+"""The solo Ghost through the camera (assistant/wendake/referee.py, W-SOLO-8..11): instructions, the observation check and the
 moves applied, over whole games whose observations come from ``view.expected_readings`` (a perfect camera)."""
 
 import random
@@ -7,14 +7,14 @@ from collections import Counter
 import pytest
 
 from assistant.errors import UserError
-from assistant.observation import Observation, Reading, split_key
-from assistant.solo import GhostInstruction, GhostReferee, new_solo_game
-from assistant.tracker import AlertCleared, IllegalMove, MoveRecognized, Tracker, conceal, event_from_json
+from assistant.table.observation import Observation, Reading, split_key
+from assistant.wendake.referee import GhostInstruction, GhostReferee, new_solo_game
+from assistant.table.tracker import AlertCleared, IllegalMove, MoveRecognized, Tracker, conceal, event_from_json
 from assistant.wendake import ghost, rules
 from assistant.wendake import moves as M
 from assistant.wendake.generate import random_move
 from assistant.wendake.state import Turn
-from assistant.wendake.view import expected_readings, map_board, village_board
+from assistant.wendake.observer import expected_readings, map_board, village_board
 from wendake_helpers import ED
 
 

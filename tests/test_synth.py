@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from assistant.cli import main
+from assistant.apps.cli import main
 from models.synth import CLASSES, FORMAT
 from models.synth.camera import distort_normalised
 from models.synth.writer import make_scene

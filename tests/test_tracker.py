@@ -1,4 +1,4 @@
-"""The move tracker on perfect, noisy and doctored observations of seeded random games (assistant/tracker.py).
+"""The move tracker on perfect, noisy and doctored observations of seeded random games (assistant/table/tracker.py).
 
 Observations are ``expected_readings`` of the true state, taken after each physical turn (EndTurn, Restore) and,
 for some turns, in the middle. The tracker starts from the game's set-up with every hidden thing unknown
@@ -7,7 +7,7 @@ with ``-s``); the slow test covers 20 full games (2, 3 and 4 players), perfect a
 
 "Move log equals" (per game): the tracker followed the whole game, and for every physical turn (a) the table its
 state implies is the true one (every expected reading and the exact score-track values) and (b) its moves for
-that turn equal the true ones as far as a camera can tell (``assistant.movelog.turns_equal``: the multiset of
+that turn equal the true ones as far as a camera can tell (``assistant.wendake.movelog.turns_equal``: the multiset of
 ``observable`` moves; hidden parameters such as mask cards, turtle tiles, the draw source, the smallpox card,
 which of two look-alike progress tiles was bought, and the exchanges/steps behind a net effect are left out, and
 so are moves that change nothing in the game, such as a Tan with no beaver against the Tan skipped).
@@ -20,15 +20,15 @@ from dataclasses import replace
 
 import pytest
 
-from assistant.observation import COUNT_BOUND_CONFIDENCE, Observation, Reading
-from assistant.movelog import move_log_equal, noop_moves, turns_equal
-from assistant.tracker import IllegalMove, MoveRecognized, ScoreMismatch, TableOutOfSync, Tracker, apply_edit, conceal
+from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Observation, Reading
+from assistant.wendake.movelog import move_log_equal, noop_moves, turns_equal
+from assistant.table.tracker import IllegalMove, MoveRecognized, ScoreMismatch, TableOutOfSync, Tracker, apply_edit, conceal
 from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.edition import load_edition
 from assistant.wendake.generate import play_random_game
 from assistant.wendake.setup import new_game
-from assistant.wendake.view import PROGRESS_REGION, expected_readings, is_score_key, map_board, village_board
+from assistant.wendake.observer import PROGRESS_REGION, expected_readings, is_score_key, map_board, village_board
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 ALERTS = (IllegalMove, TableOutOfSync, ScoreMismatch)
@@ -597,7 +597,7 @@ def test_the_rereads_of_a_look_nothing_explains_stop_at_their_node_cap(monkeypat
     was explained wrongly. Each of those speculative searches stops at ``SPECULATIVE_NODES`` (e2e 4p s1003: such
     re-reads held an illegal move's alert back 7.3 s; the ones that found a line visited at most 210 nodes). With
     the cap at 5 the searches are cut, visit fewer nodes, and the look is called out with the same rule."""
-    import assistant.tracker as tracker_module
+    import assistant.table.tracker as tracker_module
 
     states, moves = record(3, 22)
     ends = list(turn_ends(states, moves, 2))
@@ -683,7 +683,7 @@ def test_an_alternative_with_a_hidden_score_outlives_the_others():
     skipped Military action showed 33 looks later). The score alternative is kept ``SCORE_ALT_HORIZON`` looks and
     is not crowded out by the newer alternatives of how far a turn has gone (at most ``max_alts`` of those, each
     for ``alt_horizon`` looks)."""
-    from assistant.tracker import SCORE_ALT_HORIZON
+    from assistant.table.tracker import SCORE_ALT_HORIZON
 
     base, hidden_up = _military_hidden_under_a_disk()
     other_hand = base.copy()
@@ -761,7 +761,7 @@ def test_a_place_the_moves_touch_read_one_piece_off_lets_the_moves_in_after_thre
     """Game 5 (2 players): from the Tan Pelts on, the leather of village 2 reads one short at every look, surely
     (0.8; four pieces lying close read as three). The first two looks stay unexplained with one alert; at the
     third the same miscount is let in (``MISCOUNT_LOOKS``): the moves are in, the place stays an alert."""
-    from assistant.tracker import MISCOUNT_LOOKS
+    from assistant.table.tracker import MISCOUNT_LOOKS
 
     states, moves = record(2, 5)
     tan = next(i for i, m in enumerate(moves) if i > 10 and isinstance(m, M.TanPelts))
@@ -932,13 +932,13 @@ def test_a_disk_hidden_in_the_restore_heap_is_no_difference():
     other: the camera sees the top ones. A reading of some of them and nothing else agrees
     (``view.pile_reading_agrees``): game 5's first year, read with the heap one disk short (surely, 0.8) whenever it
     holds two or more, is followed without an alert; a disk there that no state puts there still differs."""
-    from assistant.wendake.view import MASK_BOARD, pile_reading_agrees
+    from assistant.wendake.observer import MASK_BOARD, pile_reading_agrees
 
     key = f"{MASK_BOARD}/restore"
     assert pile_reading_agrees((("tribe_disk:red", 1),), (("tribe_disk:blue", 1), ("tribe_disk:red", 1)))
     assert not pile_reading_agrees((), (("tribe_disk:red", 1),))
     assert not pile_reading_agrees((("tribe_disk:green", 1),), (("tribe_disk:red", 1),))
-    from assistant.wendake.view import PILE_KEYS
+    from assistant.wendake.observer import PILE_KEYS
 
     lake = f"{map_board(3)}/L3"  # e2e 3p s5: a green canoe put over the blue one there since the set-up
     assert lake in PILE_KEYS
@@ -962,7 +962,7 @@ def test_when_no_line_fits_a_disk_the_nearest_goes_first():
     """A score disk one space too far (e2e 2p s1004: an economic disk on 5 after a Trade worth 4 points) fits
     neither the Trade's points (4) nor a progress-tile purchase paid with the same resources (3): both lines cost
     the same. The one whose value lies nearest to the disk seen goes first (``_Node.score_off``)."""
-    from assistant.tracker import _Node
+    from assistant.table.tracker import _Node
 
     states, _ = record(2, 1)
     st = states[0].copy()
@@ -1009,7 +1009,7 @@ def test_a_canoe_hidden_on_its_lake_is_found_by_the_fish_it_catches():
 def test_a_disk_put_onto_another_raises_one_alert_not_two():
     """Paul's disk put one space too far, onto Ringo's (e2e 2p s1001): the space shows Paul's disk on top and
     Ringo's is not seen. Paul's disk is flagged; Ringo's may just lie under it, so it is not flagged too."""
-    from assistant.wendake.view import SCORE_BOARDS, score_readings
+    from assistant.wendake.observer import SCORE_BOARDS, score_readings
 
     states, _ = record(2, 1)
     st = states[0].copy()
@@ -1300,7 +1300,7 @@ def test_a_disk_still_on_its_start_space_and_seen_nowhere_is_no_alert(value, ale
     another disk, or it is still on the start space: it has not moved since the set-up, and a disk missed there
     is no evidence (e2e 3p s2: blue disks on space 0 of one score board missed look after look). A disk the engine
     has moved on, seen nowhere, is still called out."""
-    from assistant.wendake.view import occupied_score_colours
+    from assistant.wendake.observer import occupied_score_colours
     st = conceal(new_game(NAMES[:3], seed=2))
     for q, v in ((0, value), (1, 7), (2, 9)):
         st.players[q].tracks.update(dict.fromkeys(st.players[q].tracks, v))
@@ -1425,7 +1425,7 @@ def test_a_tile_face_misread_under_its_action_marker_is_no_alert_as_the_tile_did
     TableOutOfSync; with the fine-tuned detector, Tan Pelts at 0.96-0.99. A tile does not change under a marker:
     a face read under it weighs as unsure however sure the read. The same sure misread on a slot with no marker is
     still called out."""
-    from assistant.tracker import MARKED_TILE_SURE
+    from assistant.table.tracker import MARKED_TILE_SURE
 
     states, moves = record(2, 3)
     k = next(i for i, m in enumerate(moves) if isinstance(m, M.Activate) and i > 10)

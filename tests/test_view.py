@@ -1,13 +1,13 @@
-"""expected_readings: what a perfect camera reads for real engine states (assistant/wendake/view.py)."""
+"""expected_readings: what a perfect camera reads for real engine states (assistant/wendake/observer.py)."""
 
 from collections import Counter
 
 import pytest
 
-from assistant.observation import split_key, split_reading_key
+from assistant.table.observation import split_key, split_reading_key
 from assistant.wendake.generate import play_random_game
-from assistant.observation import Reading
-from assistant.wendake.view import (PROGRESS_REGION, expected_readings, progress_readings, progress_tile_key,
+from assistant.table.observation import Reading
+from assistant.wendake.observer import (PROGRESS_REGION, expected_readings, progress_readings, progress_tile_key,
                                     score_reading_agrees, score_stacks)
 
 

@@ -570,7 +570,7 @@ def test_app_refuses_to_start_without_a_pin(tmp_path):
 
 
 def test_serve_command_parses_options(tmp_path):
-    from web import cli
+    from assistant.apps import serve as cli
 
     p = argparse.ArgumentParser()
     cli.add_parser(p.add_subparsers(dest="command"))
@@ -676,7 +676,7 @@ def test_ghost_card_refused_outside_a_solo_game(env):
 
 def test_options_from_a_real_game_session(tmp_path):
     """adapter.engine_state reads GameSession.state (tracker.state)."""
-    from assistant.session import GameSession
+    from assistant.table.session import GameSession
 
     s = GameSession.create(tmp_path / "g.sqlite", players=["Ann", "Bob"], seed=1, options={"smallpox_from_home_only": True})
     view = adapter.snapshot(s)

@@ -18,7 +18,8 @@ import time
 import pytest
 
 from assistant.errors import UserError
-from web import bench, security, server
+from assistant.apps import bench_web as bench
+from web import security, server
 from web.app import create_app
 
 PIN = "482193"

@@ -6,7 +6,7 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.cli import main
+from assistant.apps.cli import main
 from assistant.wendake import rules
 from assistant.wendake.generate import random_move
 from assistant.wendake.ghost import forced_move, new_solo_game

@@ -206,7 +206,7 @@ def test_objectives_and_result_by_difficulty():
 
 
 def test_cli_plays_a_whole_solo_game():
-    out = subprocess.run([sys.executable, "-m", "assistant.cli", "wendake", "solo", "--seed", "5"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-m", "assistant.apps.cli", "wendake", "solo", "--seed", "5"], capture_output=True, text=True, check=True).stdout
     assert "Put " in out or "put " in out
     assert "Year 7" in out and "against the Ghost's" in out
 

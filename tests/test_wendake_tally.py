@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from assistant.cli import main
+from assistant.apps.cli import main
 from assistant.wendake.tally import tally
 
 BASE = {"pairs": [["economic", "ritual"], ["mask", "military"]],
@@ -79,7 +79,7 @@ def test_tally_cli_not_json_and_missing_file(tmp_path, capsys):
 
 
 def test_console_script_help_lists_subcommands():
-    out = subprocess.run([sys.executable, "-m", "assistant.cli", "--help"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-m", "assistant.apps.cli", "--help"], capture_output=True, text=True, check=True).stdout
     for cmd in ("demo", "wendake", "bench"):
         assert cmd in out
 

@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from assistant.errors import UserError
-from assistant.observation import COUNT_BOUND_CONFIDENCE, Reading, pieces
+from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Reading, pieces
 
 WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "models" / "weights"
 DEFAULT_MODEL = "counter"

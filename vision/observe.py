@@ -7,7 +7,7 @@ rule for when an Observation is emitted.
 Per frame:
 1. **locate**: markers once for the frame (remembered from the last full search while the picture around every
    marker is unchanged: ``vision.markers.MarkerMemory``), each board fitted (``vision.locate``), smoothed and
-   move-flagged by ``vision.tracker.BoardTracker``. A board not found is read with its last pose only while its
+   move-flagged by ``vision.pose.BoardPoseFilter``. A board not found is read with its last pose only while its
    markers are covered and its view has not changed (``vision.settle``).
 2. **settle**: each board's low-res rectified view goes through ``vision.settle.Settler``; a board with a hand,
    a foreign object or motion over it is not read (its reason lands in ``boards_unread``).
@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from assistant.errors import UserError
-from assistant.observation import Observation, Reading, piece_key, pieces, reading_key
+from assistant.table.observation import Observation, Reading, piece_key, pieces, reading_key
 from vision import settle as S
 from vision.assign import fit_classes, region_pieces
 from vision.counts import COUNT_PX_PER_MM, Counter, count_regions, counted_kinds, counted_reading, read_counts
@@ -234,7 +234,7 @@ TILE_MIN_CAMERA_PX_PER_MM = 0.8  # below this the camera itself does not resolve
 # Every read goes out with its runner-ups (``Reading.others``), weak ones too: on the six e2e games (camera at
 # 0.85-1.2 px/mm, every 2nd settled frame) reads with a margin of 0.1 or more were 100 % right (3932 of 3932), weaker
 # ones 69 % (366 of 532), but the true tile was never more than 0.27 behind them, which the tracker weighs
-# (``assistant.tracker.TILE_EVIDENCE_CAP``); a weak read still says which tiles the slot does not hold.
+# (``assistant.table.tracker.TILE_EVIDENCE_CAP``); a weak read still says which tiles the slot does not hold.
 TALL_MERGE_MM = {"warrior_standing": 9.0}  # same-class detections closer than this are one tall piece
 
 
@@ -279,12 +279,12 @@ class Observer:
     def __init__(self, layouts: list[dict], detector=None, camera=None, settle: S.SettleConfig | None = None,
                  threads: int = 2, low_threshold: float = 0.15, hold_s: float = 2.0, max_view_scale: int = 2):
         from vision.markers import MarkerMemory
-        from vision.tracker import BoardTracker
+        from vision.pose import BoardPoseFilter
 
         check_layouts(layouts)
         self.layouts = {lay["name"]: lay for lay in layouts}
         self.camera = camera
-        self.tracker = BoardTracker(layouts, camera=None)  # frames are undistorted before locating
+        self.tracker = BoardPoseFilter(layouts, camera=None)  # frames are undistorted before locating
         self.marker_memory = MarkerMemory()
         self._board_missing = True
         self.settler = S.Settler(settle, art=self._art(layouts, (settle or S.SettleConfig()).px_per_mm))

@@ -1,7 +1,7 @@
 """The live loop: camera source -> Observer -> GameSession.feed, with stage timings and recovery from bad input.
 
 ``Pipeline(source, layouts, session, camera=None, ...)`` owns the loop and its robustness; the reading itself
-is ``vision.observe.Observer`` and the game is the session's (``assistant.session.GameSession``: it stores every
+is ``vision.observe.Observer`` and the game is the session's (``assistant.table.session.GameSession``: it stores every
 observation and event in its crash-safe log, so nothing here can lose the game).
 
 Bad input, each with a message (``on_message(level, text)``, once per change, not once per frame) and a
@@ -17,7 +17,7 @@ recovery:
   camera sees markers no given layout uses, the message names those marker ids and the --layout option;
 - the session failing to store (full disk): reported; the loop goes on and the session says so in its snapshot.
 
-For a long-running table (``vision.live``) the loop can change what it feeds while it runs, always between two
+For a long-running table (``assistant.apps.live``) the loop can change what it feeds while it runs, always between two
 frames and in the loop's own thread: ``replace_session(s)`` (a game started from the tablet; ``None`` = no game
 yet: observations are still made, nothing is fed) and ``replace_layouts(layouts, camera)`` (boards chosen in the
 setup wizard; ``[]`` = none yet: frames are still read, for the camera check). ``on_frame(frame, image, result)``

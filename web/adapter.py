@@ -1,4 +1,4 @@
-"""The one place the web app touches the game session (``assistant.session.GameSession``) and its data shapes.
+"""The one place the web app touches the game session (``assistant.table.session.GameSession``) and its data shapes.
 
 The app calls only these functions, so a change in the session's API or snapshot JSON is absorbed here:
 ``snapshot`` returns the session's snapshot normalised to the view model the templates use, ``events_since``
@@ -39,7 +39,7 @@ import json
 import re
 
 from assistant.errors import UserError
-from assistant.observation import split_key
+from assistant.table.observation import split_key
 from assistant.wendake.edition import load_edition
 from calibration import layout
 
@@ -579,7 +579,7 @@ def ghost_card(session, card) -> object:
 class NoGame:
     """The session the app serves before any game exists: an empty scoreboard; the wizard starts a game.
     ``problem``: the game log exists but cannot be opened (damaged, locked...): the scoreboard and the alert
-    banner say so instead of "No game yet", and changes are refused with it (web.cli.open_session)."""
+    banner say so instead of "No game yet", and changes are refused with it (assistant.apps.serve.open_session)."""
 
     last_seq = 0
 

@@ -70,7 +70,7 @@ class Tablewatch:
 
     def watch_log(self, session) -> None:
         """A game log's problem that starts or clears without an event (the disk freed, the events written by its
-        retry timer: assistant.eventlog) re-renders the page now."""
+        retry timer: assistant.table.eventlog) re-renders the page now."""
         listeners = getattr(getattr(session, "log", None), "listeners", None)
         if isinstance(listeners, list):
             listeners.append(self.hub.refresh)

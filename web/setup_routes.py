@@ -148,7 +148,7 @@ def parse_game(body: dict) -> dict:
 def default_new_game(params: dict):
     import inspect
 
-    from assistant.session import GameSession
+    from assistant.table.session import GameSession
 
     db = current_app.config.get("DB_PATH") or str(data_dir() / "games.sqlite")
     if "tribes" in params and "tribes" not in inspect.signature(GameSession.create).parameters:

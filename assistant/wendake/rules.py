@@ -646,7 +646,7 @@ def _check_mask(state, p, move, pending, v, ed):
         if not _check_draw(piles, move.source2, move.card2, ed, v, "second draw: "):
             return
         hand.append(_mask_draw(piles, move.source2, move.card2, move.flip2))
-        # discard None: a face-down unknown card of the hand (the tracker's hidden hands, ``assistant.tracker``)
+        # discard None: a face-down unknown card of the hand (the tracker's hidden hands, ``assistant.table.tracker``)
         if move.discard not in hand:
             what = "you hold no unknown card" if move.discard is None else f"{move.discard} is not"
             v.append(Violation("W-PRG-L1-5", f"you can discard only a card in your hand; {what}.",

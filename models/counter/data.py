@@ -18,7 +18,7 @@ import numpy as np
 
 REDRAW_MAX = 14
 # the most pieces of a class the crops are drawn with, where that is fewer than REDRAW_MAX (the card's
-# ``trained_max``: a count there is a lower bound, ``assistant.observation.COUNT_BOUND_CONFIDENCE``)
+# ``trained_max``: a count there is a lower bound, ``assistant.table.observation.COUNT_BOUND_CONFIDENCE``)
 TRAINED_MAX = {"beaver": REDRAW_MAX // 2}
 SIZES = ((1280, 960), (2304, 1296), (1920, 1080))  # camera images: the synth default, the e2e recordings, full HD
 

@@ -1,6 +1,6 @@
 """The tablet page in real headless Chromium (Debian's /usr/bin/chromium, driven by Playwright): a recorded game
 is replayed through a real GameSession behind the real server (waitress), as a perfect camera would read it
-(``assistant.wendake.view.expected_readings``), and the page must follow. Screenshots at tablet size
+(``assistant.wendake.observer.expected_readings``), and the page must follow. Screenshots at tablet size
 (1280x800) go to tests/artifacts/ (git-ignored)."""
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ class Table:
         self.frame = 0
 
     def observe(self, state=None):
-        from assistant.observation import Observation, Reading
-        from assistant.wendake.view import expected_readings
+        from assistant.table.observation import Observation, Reading
+        from assistant.wendake.observer import expected_readings
 
         self.frame += 1
         readings = {k: Reading(v, 0.99) for k, v in expected_readings(state or self.state).items()}
@@ -70,7 +70,7 @@ class Table:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from assistant.session import GameSession
+    from assistant.table.session import GameSession
     from web.app import create_app
     from web.security import PinStore
     from web.server import make_server
@@ -238,7 +238,7 @@ def test_results_and_setup_pages_render_at_tablet_size(server, page):
 
 def test_final_results_after_a_new_game_replaces_the_old_one(server, page, tmp_path):
     """A whole recorded game (entered as one correction) becomes the served game; the open page resets to it."""
-    from assistant.session import GameSession
+    from assistant.table.session import GameSession
     from assistant.wendake.generate import play_random_game
     from assistant.wendake.moves import move_to_json
 

@@ -1,7 +1,7 @@
 """``tablewatch games`` (list the games in a log) and ``tablewatch export GAME`` (a whole game as JSON).
 
 Owns the command-line side of the game log. The log file is found by the rule every command uses
-(``assistant.paths.db_path``): ``--db``, else ``--data-dir``/games.sqlite, else ``$TABLEWATCH_DB``, else
+(``assistant.table.paths.db_path``): ``--db``, else ``--data-dir``/games.sqlite, else ``$TABLEWATCH_DB``, else
 ``$TABLEWATCH_DATA_DIR``/games.sqlite, else ``~/.tablewatch/games.sqlite`` -- where ``live``, ``serve``, the setup
 wizard and ``demo --data-dir`` write. The log is opened read-only (never changed): a read-only log, or one that a
 running ``tablewatch live`` is writing, can be listed and exported.
@@ -20,8 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-from assistant import paths
-from assistant.eventlog import EventLog
+from assistant.table import paths
+from assistant.table.eventlog import EventLog
 
 
 def add_parser(sub) -> None:
@@ -53,7 +53,7 @@ def _games(args) -> int:
 
 
 def export_game(log, game_id: str, observations: bool = True) -> dict:
-    from assistant.session import GameSession
+    from assistant.table.session import GameSession
     from assistant.wendake.record import game_to_json
     from assistant.wendake.scoring import results
 

@@ -3,7 +3,7 @@
 Each sub-command lives in the package that owns the work and exposes ``add_parser(subparsers)``, which
 adds its parser and sets ``func`` (called with the parsed args, returning an exit code). Command modules
 must stay light to import: heavy libraries (OpenCV, onnxruntime, Flask) are imported inside ``func``.
-Benchmarks register in ``assistant.bench``.
+Benchmarks register in ``assistant.apps.bench``.
 """
 
 from __future__ import annotations
@@ -24,15 +24,15 @@ from assistant.errors import UserError
 
 # The modules that add sub-commands, in the order ``--help`` lists them.
 COMMAND_MODULES = [
-    "assistant.demo",
+    "assistant.apps.demo",
     "assistant.wendake.cli",
-    "assistant.bench",
-    "calibration.cli",
-    "vision.cli",
-    "models.cli",
-    "assistant.gamecli",
-    "vision.pipecli",
-    "web.cli",
+    "assistant.apps.bench",
+    "assistant.apps.calibration_cli",
+    "assistant.apps.vision_cli",
+    "assistant.apps.models_cli",
+    "assistant.apps.games",
+    "assistant.apps.pipecli",
+    "assistant.apps.serve",
 ]
 
 

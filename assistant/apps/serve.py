@@ -1,6 +1,6 @@
 """``tablewatch serve``: serve the tablet app for a game in a database (the newest one, or ``--game ID``).
 
-The data folder and the game log follow ``assistant.paths`` (the rule every command uses). ``open_session``
+The data folder and the game log follow ``assistant.table.paths`` (the rule every command uses). ``open_session``
 never turns a log that cannot be opened into "no game": see its docstring."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from assistant import paths
+from assistant.table import paths
 from assistant.errors import UserError
-from assistant.eventlog import EventLog
-from assistant.session import GameSession
+from assistant.table.eventlog import EventLog
+from assistant.table.session import GameSession
 from web.adapter import NoGame
 
 

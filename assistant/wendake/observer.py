@@ -1,6 +1,6 @@
 """What a perfect camera would read off a Wendake table: ``expected_readings(state)``.
 
-Owns the mapping from an engine :class:`State` to Observation readings (``assistant/observation.py`` keys and
+Owns the mapping from an engine :class:`State` to Observation readings (``assistant/table/observation.py`` keys and
 values). It mirrors the synthetic renderer ``models/synth/wendake.py`` exactly — that renderer is the ground truth
 of the end-to-end tests — and the region ids of ``calibration/layouts/wendake-*.json``.
 
@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from assistant.observation import Pieces, Reading, pieces, reading_key
+from assistant.table.observation import Pieces, Reading, pieces, reading_key
 
 SCORE_BOARDS = ("wendake-scores-a", "wendake-scores-b")
 AMBIGUOUS_BOARDS = SCORE_BOARDS

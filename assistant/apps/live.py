@@ -22,7 +22,7 @@ unexpected error in the loop is reported and the loop restarts. Messages go to s
 and onto the board view.
 
 Owns ``Live`` (the loop thread, hooks and board-view rendering) and the ``live`` subcommand (registered by
-``vision.pipecli``).
+``assistant.apps.pipecli``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant import paths
+from assistant.table import paths
 from assistant.errors import UserError
 
 VIEW_WIDTH = 1280  # width of the board-view picture
@@ -467,7 +467,7 @@ def pick_source(spec: str, size, fps, pace: bool):
 def open_game(db: str, players: str | None, colours: str | None, seed: int | None, game: str | None):
     """The session to feed: a new game (``players``), the given one, the newest, or web.adapter.NoGame."""
     if players:
-        from assistant.session import GameSession
+        from assistant.table.session import GameSession
 
         names = [n.strip() for n in players.split(",") if n.strip()]
         cols = [c.strip() for c in colours.split(",")] if colours else None
@@ -476,7 +476,7 @@ def open_game(db: str, players: str | None, colours: str | None, seed: int | Non
         return GameSession.create(db, players=names, colours=cols, seed=seed)
     if colours or seed is not None:
         raise UserError("--colours and --seed go with --players (a new game); leave them out to resume a game.")
-    from web.cli import open_session
+    from assistant.apps.serve import open_session
 
     return open_session(db, game)
 

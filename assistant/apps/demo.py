@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from assistant import paths
+from assistant.table import paths
 
 CACHE = Path("~/.cache/tablewatch/demo").expanduser()
 DEMO_SEED = {2: 11, 3: 12, 4: 13}
@@ -52,16 +52,16 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"cannot write the demo frames to {folder}: {exc.strerror or exc}. Free some disk space.") from None
         print()
     try:
-        from assistant.session import GameSession  # noqa: F401
+        from assistant.table.session import GameSession  # noqa: F401
     except ImportError as exc:
-        raise UserError(f"the game session (assistant/session.py) is not available ({exc}).") from None
+        raise UserError(f"the game session (assistant/table/session.py) is not available ({exc}).") from None
     import json
 
     from calibration import camera as cam
     from calibration import layout as lay
-    from vision.live import pipeline_board_jpeg
+    from assistant.apps.live import pipeline_board_jpeg
     from vision.pipeline import Pipeline
-    from vision.replay import event_json, event_kind, make_session
+    from assistant.apps.replay import event_json, event_kind, make_session
     from vision.sources import FolderSource
 
     meta = json.loads((folder / "session.json").read_text(encoding="utf-8"))

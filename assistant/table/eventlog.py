@@ -2,7 +2,7 @@
 
 Owns storage only: which games exist (with their setup JSON) and the ordered events of each (``seq``, game id,
 time, kind, JSON payload): observations, recognised moves, alerts and corrections. Rebuilding a game's state from
-its events is the session's job (``assistant/session.py``).
+its events is the session's job (``assistant/table/session.py``).
 
 Durability: every append is its own committed transaction, and ``append_many`` (a look and the events the tracker
 drew from it) is one, so a ``kill -9`` or a power cut loses at most what was being written, and never leaves half
@@ -40,7 +40,7 @@ import threading
 import time
 from pathlib import Path
 
-from assistant import paths
+from assistant.table import paths
 from assistant.errors import UserError
 
 SCHEMA = """
@@ -65,7 +65,7 @@ def as_stored(payload: dict) -> dict:
 
 
 def default_db_path() -> Path:
-    """The game log every command uses when given no option (``assistant.paths.db_path``)."""
+    """The game log every command uses when given no option (``assistant.table.paths.db_path``)."""
     return paths.db_path()
 
 

@@ -41,16 +41,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from assistant import tracker as _tracker
+from assistant.table import tracker as _tracker
 from assistant.errors import UserError
-from assistant.observation import Observation, split_key, split_reading_key
+from assistant.table.observation import Observation, split_key, split_reading_key
 from assistant.wendake import ghost
 from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.describe import describe
 from assistant.wendake.edition import Edition, load_edition
 from assistant.wendake.state import Options, State
-from assistant.wendake.view import (
+from assistant.wendake.observer import (
     MASK_BOARD, SCORE_BOARDS, expected_readings, is_score_key, map_board, score_colours, score_reading_agrees,
     village_board,
 )

@@ -17,7 +17,7 @@ class _Track:
     settled_frames: int = 0
 
 
-class BoardTracker:
+class BoardPoseFilter:
     def __init__(self, layouts: list[dict], alpha: float = 0.3, move_mm: float = 3.0, camera=None):
         self.layouts = layouts
         self.alpha = alpha

@@ -69,10 +69,10 @@ import threading
 import time
 
 from assistant.errors import UserError
-from assistant.eventlog import EventLog, as_stored
-from assistant.observation import Observation
-from assistant.solo import GhostReferee, new_solo_game
-from assistant.tracker import (
+from assistant.table.eventlog import EventLog, as_stored
+from assistant.table.observation import Observation
+from assistant.wendake.referee import GhostReferee, new_solo_game
+from assistant.table.tracker import (
     AlertCleared, Correction, Event, IllegalMove, MoveRecognized, NeedsConfirmation, ScoreMismatch, TableOutOfSync,
     Tracker, apply_edit, conceal, event_from_json,
 )

@@ -2,7 +2,7 @@
 
 Owns ``replay_folder`` (one folder -> move log, events by frame, stage timings) and ``evaluate`` (the end-to-end
 figures of issue 5 over rendered games with a ``truth.json``, see ``models/synth/recording.py``): share of games
-whose move log equals the truth (turn by turn, as far as a camera can tell: ``assistant.movelog``), illegal moves
+whose move log equals the truth (turn by turn, as far as a camera can tell: ``assistant.wendake.movelog``), illegal moves
 accepted, injected illegal moves flagged, false alerts per 20 legal games.
 
 A folder from ``models.synth.recording`` carries ``session.json`` (players, seed, initial state, layouts) and
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from assistant.errors import UserError
 from assistant.jsonfile import read_json
-from assistant.movelog import noop_moves
+from assistant.wendake.movelog import noop_moves
 from assistant.wendake.state import State
 
 ALERT_KINDS = ("IllegalMove", "ScoreMismatch", "TableOutOfSync")
@@ -70,12 +70,12 @@ def read_session_file(folder: Path) -> dict:
 def make_session(db: Path, players: list[str], seed: int | None, initial: dict | None):
     """A new GameSession in ``db`` for these players (the recorded initial state when the session accepts one)."""
     try:
-        from assistant.session import GameSession
+        from assistant.table.session import GameSession
     except ImportError as exc:
-        raise UserError(f"the game session (assistant/session.py) is not available yet ({exc}); replay needs it.") from None
+        raise UserError(f"the game session (assistant/table/session.py) is not available yet ({exc}); replay needs it.") from None
     create = getattr(GameSession, "create", None)
     if create is None:
-        raise UserError("assistant.session.GameSession has no create(); replay needs GameSession.create(db, players=..., seed=...).")
+        raise UserError("assistant.table.session.GameSession has no create(); replay needs GameSession.create(db, players=..., seed=...).")
     params = inspect.signature(create).parameters
     kw = {"players": players}
     if "seed" in params and seed is not None:
@@ -197,8 +197,8 @@ def replay_looks(folder, resume_at: float | None = None) -> dict:
     resumed from its log (``GameSession.resume``), as after a crash; the result's ``resume_s`` is how long that took."""
     import time
 
-    from assistant.observation import Observation
-    from assistant.session import GameSession
+    from assistant.table.observation import Observation
+    from assistant.table.session import GameSession
     from vision.pipeline import PipelineStats
 
     folder = Path(folder)
@@ -286,9 +286,9 @@ def save_looks_all(folders, workers: int = 2, progress=None) -> None:
 
 def _turns_exact(result: dict, truth: dict) -> tuple[int, int]:
     """(physical turns whose recognised moves equal the true ones as far as a camera can tell, true turns):
-    ``assistant.movelog.turns_equal``, moves that change nothing in the game left out; a recognised log with more
+    ``assistant.wendake.movelog.turns_equal``, moves that change nothing in the game left out; a recognised log with more
     turns than the truth counts one turn wrong."""
-    from assistant.movelog import split_turns, turns_equal
+    from assistant.wendake.movelog import split_turns, turns_equal
     from assistant.wendake import moves as M
 
     seen = [M.move_from_json(m) for m in result["moves"]]
@@ -376,7 +376,7 @@ def reading_report(folder, detector=None, max_examples: int = 25) -> dict:
 
     from assistant.wendake import moves as M
     from assistant.wendake import rules
-    from assistant.wendake import view as V
+    from assistant.wendake import observer as V
     from calibration import camera as cam
     from calibration import layout as lay
     from vision.observe import Observer

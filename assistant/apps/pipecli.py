@@ -1,5 +1,5 @@
 """CLI of the live pipeline: ``tablewatch record``, ``tablewatch replay``, ``tablewatch e2e`` and ``tablewatch live``
-(the main loop on a real table, defined in ``vision.live``).
+(the main loop on a real table, defined in ``assistant.apps.live``).
 
 ``record`` saves camera frames with timestamps; ``replay`` runs the real pipeline over a frame folder into a fresh
 game and prints the recognised move log; ``e2e`` renders (or reuses) the end-to-end game set and prints the issue-5
@@ -61,7 +61,7 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run_e2e)
 
-    from vision.live import add_parser as add_live  # light: heavy imports stay in its handler
+    from assistant.apps.live import add_parser as add_live  # light: heavy imports stay in its handler
 
     add_live(sub)
 
@@ -79,13 +79,13 @@ def run_record(args) -> int:
 def run_replay(args) -> int:
     import json
 
-    from vision.replay import replay_folder
+    from assistant.apps.replay import replay_folder
 
     if args.readings:
         from pathlib import Path
 
         from assistant.errors import UserError
-        from vision.replay import reading_report
+        from assistant.apps.replay import reading_report
 
         if not (Path(args.folder) / "truth.json").is_file():
             raise UserError(f"--readings needs a rendered game with a truth.json; {args.folder} has none.")
@@ -137,10 +137,10 @@ def run_e2e(args) -> int:
         print(f"{len(folders)} games rendered under {out}")
         return 0
     from vision.pipeline import LATENCY_TARGET_MS
-    from vision.replay import LOOKS_FILE, evaluate
+    from assistant.apps.replay import LOOKS_FILE, evaluate
 
     if args.looks_only:
-        from vision.replay import save_looks_all
+        from assistant.apps.replay import save_looks_all
 
         def saved(folder, n, seconds):
             print(f"{Path(folder).name}: {n} looks saved ({seconds:.0f} s)", file=sys.stderr, flush=True)

@@ -5,7 +5,7 @@ every board in view). Each timed run shows position A until every board is read 
 B: the frame at which B has been still for 300 ms is the *settled frame*; its time through locate, settle,
 rectify, detect, assign and the tracker (``GameSession.feed``) is the latency, and the events it emitted are
 counted (the true move should be among them). Only the boards whose picture changed are read again, as live;
-``--read-all`` reads them all (the worst case). OpenCV and onnxruntime get 2 threads. Without assistant.session the tracker
+``--read-all`` reads them all (the worst case). OpenCV and onnxruntime get 2 threads. Without assistant.table.session the tracker
 stage is left out and said so.
 """
 
@@ -74,7 +74,7 @@ def main(argv: list[str]) -> int:
     session = None
     tmp = tempfile.TemporaryDirectory(prefix="tablewatch-bench-")
     try:
-        from vision.replay import make_session
+        from assistant.apps.replay import make_session
 
         session = make_session(Path(tmp.name) / "bench.sqlite", [p.name for p in initial.players], None, initial.to_json())
     except Exception as exc:  # noqa: BLE001 - any failure means: time vision only
@@ -125,7 +125,7 @@ def main(argv: list[str]) -> int:
           f"model {args.model}")
     for k, v in stages.items():
         if k == "tracker" and session is None:
-            print(f"  {k:8s}    n/a (assistant.session not available)")
+            print(f"  {k:8s}    n/a (assistant.table.session not available)")
             continue
         print(f"  {k:8s} {statistics.median(v):8.1f} ms median  {np.percentile(v, 95):8.1f} ms p95")
     if session is not None:

@@ -20,7 +20,7 @@ How an observation is explained (see docs/tracker.md):
    resource difference, Restore candidates taking the tile order read off the grid, mask plays and progress-tile
    uses. Hidden things (mask cards, turtle values, which of two look-alike progress tiles was bought) stay
    unknown (``conceal``) and are named only when a move needs them, by hidden-information edits
-   (``apply_edit``) stored with the moves; ``assistant.movelog`` says what a camera can tell of a move.
+   (``apply_edit``) stored with the moves; ``assistant.wendake.movelog`` says what a camera can tell of a move.
 3. The best node (lowest cost + score cost + ``PREF_COST`` a preference step, then cost, then fewest moves; an action
    given up is two steps) is accepted when its cost is below
    ``accept_cost`` and no disagreeing reading is confident (``alert_confidence``): one low-confidence wrong
@@ -49,8 +49,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from typing import NamedTuple
 
-from assistant.movelog import observable
-from assistant.observation import COUNT_BOUND_CONFIDENCE, Observation, split_key, split_reading_key
+from assistant.wendake.movelog import observable
+from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Observation, split_key, split_reading_key
 from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.describe import describe
@@ -59,7 +59,7 @@ from assistant.wendake.generate import legal_moves, unaccounted_cards
 from assistant.wendake.progress import ALLIANCE, ANYTIME, DISCOUNT, MOVE_STEPS, TRANSFER_AS_GUARD, TRIGGERED, discount_of
 from assistant.wendake.progress import available as progress_available
 from assistant.wendake.state import ANIMALS, NATIVES, RESOURCES, TRACKS, VEGETABLES, State, slot_of
-from assistant.wendake.view import (
+from assistant.wendake.observer import (
     MASK_BOARD, PROGRESS_REGION, SCORE_BOARDS, TRACK_MAX, ceremony_region, expected_readings, is_score_key, map_board, map_readings,
     occupied_score_colours, pieces_within, progress_readings, reading_differs, score_colours, score_reading_agrees,
     village_board,
