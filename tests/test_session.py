@@ -10,7 +10,7 @@ import pytest
 from assistant.errors import UserError
 from assistant.table.observation import Observation, Reading
 from assistant.table.session import GameSession
-from assistant.table.tracker import conceal
+from assistant.wendake.edits import conceal
 from assistant.wendake import moves as M
 from assistant.wendake.generate import play_random_game
 from assistant.wendake.observer import expected_readings

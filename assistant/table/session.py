@@ -74,11 +74,12 @@ from assistant.table.observation import Observation
 from assistant.wendake.referee import GhostReferee, new_solo_game
 from assistant.table.tracker import (
     AlertCleared, Correction, Event, IllegalMove, MoveRecognized, NeedsConfirmation, ScoreMismatch, TableOutOfSync,
-    Tracker, apply_edit, conceal, event_from_json,
+    Tracker, event_from_json,
 )
 from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.describe import describe
+from assistant.wendake.edits import apply_edit, conceal
 from assistant.wendake.scoring import results, score_player
 from assistant.wendake.state import TRACKS, Options, State
 

@@ -94,7 +94,7 @@ def _game_json(state: State) -> dict:
 def noop_moves(initial: State, moves, edits: dict | None = None, ed=None) -> set[int]:
     """Indices of the moves that change nothing in the game but the turn's bookkeeping (replayed from ``initial``
     with the hidden-information ``edits`` {move index: [edit, ...]}, as ``Tracker.replay`` does)."""
-    from assistant.table.tracker import apply_edit
+    from assistant.wendake.edits import apply_edit
 
     ed = ed or load_edition()
     state = initial.copy()

@@ -163,6 +163,19 @@ def reading_differs(key: str, value, expected) -> bool:
     return value != expected and not (key in PILE_KEYS and pile_reading_agrees(value, expected))
 
 
+def region_kind(key: str) -> str:
+    """How a camera reads the region at ``key`` (``assistant.table.game.REGION_KINDS``): a score space shows its
+    top disk only, a pile (``PILE_KEYS``) may hide pieces under others, a ``#tile`` key is a printed tile's
+    face, and every other region is counted."""
+    if is_score_key(key):
+        return "top-of-stack"
+    if key in PILE_KEYS:
+        return "pile"
+    if key.endswith("#tile"):
+        return "tile-face"
+    return "count"
+
+
 def expected_readings(state) -> dict[str, object]:
     """Every reading a perfect camera takes of ``state``: ``{reading key: value}`` (see the module doc)."""
     out = map_readings(state)

@@ -1,0 +1,98 @@
+"""The ``Game`` interface every game package implements, and the registry that finds them: ``games.get("wendake")``.
+
+In the spirit of OpenSpiel: the game (rules, set-up, JSON forms) is kept apart from its state (an object the game
+alone understands) and from its observer (what a perfect camera reads off a table in that state). The table core
+(``assistant/table/``) knows games only through this interface; a game lives in one package,
+``assistant/<name>/``, whose module ``game`` holds ``GAME``, an object with the members below.
+
+Contract (``state`` and ``move`` are the game's own objects):
+
+- identity: ``name`` (registry key, ``"wendake"``), ``title``, ``player_counts``;
+- state: ``new_state(players, seed=None, **options)``, ``state_to_json`` / ``state_from_json`` (a round trip gives
+  an equal state), ``copy(state)``, ``is_over(state)``, ``invariant_errors(state)`` (the game's invariants as
+  one-line texts; empty when the state is possible);
+- moves: ``move_to_json`` / ``move_from_json`` (``InvalidMoveError`` for a move that is not well typed),
+  ``check(state, move)`` (the list of broken rules, each with its rule ID; raises only ``MoveError``),
+  ``apply(state, move)`` (a new state; ``IllegalMoveError`` when the move breaks a rule; nothing else),
+  ``legal_moves(state)`` (lazy), ``random_move(state, rng)`` (a seeded random player) and
+  ``describe(before, move, after)`` (the move in a player's words);
+- hidden information: ``conceal(state)`` (a state with every hidden thing unknown, as at a real table) and
+  ``apply_edit(state, edit)`` (name a hidden thing, an edit stored with the moves);
+- observer: ``expected_readings(state)`` (``{key: Pieces}``, the ``assistant.table.observation`` keys) and
+  ``region_kind(key)`` (one of ``REGION_KINDS``: how a camera reads that region).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any, Iterable, Protocol, runtime_checkable
+
+import assistant
+from assistant.errors import UserError
+
+# How a camera reads a region: every piece counted; a pile (some pieces may hide the others, so a reading of
+# fewer agrees); a stack whose top alone shows; a printed tile's face.
+REGION_KINDS = ("count", "pile", "top-of-stack", "tile-face")
+
+
+@runtime_checkable
+class Game(Protocol):
+    """What the table core needs of a game (module docstring)."""
+
+    name: str
+    title: str
+    player_counts: tuple[int, ...]
+
+    def new_state(self, players: list[str], seed: int | None = None, **options) -> Any: ...
+    def state_to_json(self, state) -> dict: ...
+    def state_from_json(self, doc: dict) -> Any: ...
+    def copy(self, state) -> Any: ...
+    def is_over(self, state) -> bool: ...
+    def invariant_errors(self, state) -> list[str]: ...
+    def move_to_json(self, move) -> dict: ...
+    def move_from_json(self, doc: dict) -> Any: ...
+    def check(self, state, move) -> list: ...
+    def apply(self, state, move) -> Any: ...
+    def legal_moves(self, state) -> Iterable: ...
+    def random_move(self, state, rng) -> Any: ...
+    def describe(self, before, move, after) -> str: ...
+    def conceal(self, state) -> Any: ...
+    def apply_edit(self, state, edit: dict) -> None: ...
+    def expected_readings(self, state) -> dict: ...
+    def region_kind(self, key: str) -> str: ...
+
+
+_REGISTRY: dict[str, Game] = {}
+
+
+def _discover() -> None:
+    """Import ``assistant.<pkg>.game`` for every subpackage that has one and register its ``GAME``."""
+    if _REGISTRY:
+        return
+    for info in pkgutil.iter_modules(assistant.__path__):
+        if not info.ispkg or info.name in ("table", "apps"):
+            continue
+        try:
+            module = importlib.import_module(f"assistant.{info.name}.game")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"assistant.{info.name}.game":
+                raise
+            continue
+        game = module.GAME
+        _REGISTRY[game.name] = game
+
+
+def names() -> list[str]:
+    """The registered games' names, sorted."""
+    _discover()
+    return sorted(_REGISTRY)
+
+
+def get(name: str) -> Game:
+    """The game called ``name``; a ``UserError`` naming the known games otherwise."""
+    _discover()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UserError(f"no game called {name!r}; the games are: {', '.join(sorted(_REGISTRY)) or 'none'}.") from None

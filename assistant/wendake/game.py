@@ -1,0 +1,82 @@
+"""Wendake behind the table core's ``Game`` interface (``assistant.table.game``): ``GAME``, found by the registry.
+
+Each member delegates to the Wendake module that owns it (rules, moves, set-up, the random player, the observer,
+the hidden-information edits); this module adds no rule of its own.
+"""
+
+from __future__ import annotations
+
+import random
+
+from assistant.wendake import moves as M
+from assistant.wendake import rules
+from assistant.wendake.describe import describe
+from assistant.wendake.edition import load_edition
+from assistant.wendake.edits import apply_edit, conceal
+from assistant.wendake.generate import legal_moves, random_move
+from assistant.wendake.observer import expected_readings, region_kind
+from assistant.wendake.schema import validate_state
+from assistant.wendake.setup import new_game
+from assistant.wendake.state import State
+
+
+class Wendake:
+    """The Wendake game (W-…, ../shared/rules/wendake.md) for 2-4 players; the solo game is a mode of a state."""
+
+    name = "wendake"
+    title = "Wendake"
+    player_counts = (1, 2, 3, 4)
+
+    def new_state(self, players, seed: int | None = None, **options) -> State:
+        return new_game(players, seed=seed, **options)
+
+    def state_to_json(self, state: State) -> dict:
+        return state.to_json()
+
+    def state_from_json(self, doc: dict) -> State:
+        return State.from_json(doc)
+
+    def copy(self, state: State) -> State:
+        return state.copy()
+
+    def is_over(self, state: State) -> bool:
+        return state.phase == "over"
+
+    def invariant_errors(self, state: State) -> list[str]:
+        return validate_state(state.to_json())
+
+    def move_to_json(self, move) -> dict:
+        return M.move_to_json(move)
+
+    def move_from_json(self, doc: dict):
+        return M.move_from_json(doc)
+
+    def check(self, state: State, move) -> list:
+        return rules.check(state, move)
+
+    def apply(self, state: State, move) -> State:
+        return rules.apply(state, move)
+
+    def legal_moves(self, state: State):
+        return iter(legal_moves(state, random.Random(0)))
+
+    def random_move(self, state: State, rng: random.Random):
+        return random_move(state, rng, load_edition())
+
+    def describe(self, before: State, move, after: State) -> str:
+        return describe(before, move, after)
+
+    def conceal(self, state: State) -> State:
+        return conceal(state)
+
+    def apply_edit(self, state: State, edit: dict) -> None:
+        apply_edit(state, edit)
+
+    def expected_readings(self, state: State) -> dict:
+        return expected_readings(state)
+
+    def region_kind(self, key: str) -> str:
+        return region_kind(key)
+
+
+GAME = Wendake()
