@@ -150,7 +150,7 @@ def test_undo_correct_alerts_and_events_since(tmp_path):
     assert got and got[0]["kind"] == "Correction"
     assert not s.tracker.moves
     s.correct([M.move_to_json(m) for m in moves[:first + 1]])
-    assert s.state.to_json() == conceal(states[first + 1]).to_json()  # hidden piles stay unknown (tracker.conceal)
+    assert s.state.to_json() == conceal(states[first + 1]).to_json()  # hidden piles stay unknown (wendake.edits.conceal)
     with pytest.raises(UserError):
         s.correct([{"type": "no_such_move"}])
     # a table nobody can explain: the alert is in the snapshot until the table is put back
@@ -197,7 +197,7 @@ def test_whole_game_results_and_export(tmp_path, capsys):
 def test_create_with_tribes_or_a_recorded_initial_state_and_hidden_piles(tmp_path):
     s = GameSession.create(tmp_path / "t.sqlite", players=["Ann", "Bob"], seed=5, tribes=["fox", None])
     assert [p.tribe for p in s.state.players] == ["fox", None]
-    # a real table's piles are unknown to the tracker (tracker.conceal)
+    # a real table's piles are unknown to the tracker (wendake.edits.conceal)
     assert all(c is None for c in s.state.mask_deck + s.state.mask_discard)
     with pytest.raises(UserError):
         GameSession.create(tmp_path / "u.sqlite", players=["Ann", "Bob"], seed=5, tribes=["fox"])
@@ -210,7 +210,7 @@ def test_create_with_tribes_or_a_recorded_initial_state_and_hidden_piles(tmp_pat
 
 
 def test_hidden_card_edits_are_logged_and_replayed_on_resume(tmp_path):
-    """A mask play names hidden cards by an edit (tracker.apply_edit); the log keeps it, so resume is exact."""
+    """A mask play names hidden cards by an edit (wendake.edits.apply_edit); the log keeps it, so resume is exact."""
     states, moves = _game(seed=106)
     db = tmp_path / "h.sqlite"
     s = GameSession.create(db, players=["Ann", "Bob"], seed=106)

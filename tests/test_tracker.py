@@ -2,7 +2,7 @@
 
 Observations are ``expected_readings`` of the true state, taken after each physical turn (EndTurn, Restore) and,
 for some turns, in the middle. The tracker starts from the game's set-up with every hidden thing unknown
-(``tracker.conceal``: mask deck, discard pile, hands, turtle values), as at a real table. Figures are printed (run
+(``wendake.edits.conceal``: mask deck, discard pile, hands, turtle values), as at a real table. Figures are printed (run
 with ``-s``); the slow test covers 20 full games (2, 3 and 4 players), perfect and noisy, and asserts the targets.
 
 "Move log equals" (per game): the tracker followed the whole game, and for every physical turn (a) the table its

@@ -114,7 +114,7 @@ class GameSession:
                difficulty: str = "medium", **tracker_options) -> "GameSession":
         """A new game. ``tribes``: a tribe id (or None) per player (W-TRB). ``initial``: start from this state
         (a recorded game) instead of a new set-up. Unless ``known_piles``, the tracker starts with every hidden
-        thing unknown, as at a real table (``tracker.conceal``: mask deck, discard pile, hands, turtle values);
+        thing unknown, as at a real table (``wendake.edits.conceal``: mask deck, discard pile, hands, turtle values);
         the set-up's random draws (``seed``) then only fix what is laid out face up."""
         from assistant.wendake.setup import PlayerSetup, new_game
 
