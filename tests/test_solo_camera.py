@@ -9,7 +9,8 @@ import pytest
 from assistant.errors import UserError
 from assistant.table.observation import Observation, Reading, split_key
 from assistant.wendake.referee import GhostInstruction, GhostReferee, new_solo_game
-from assistant.table.tracker import AlertCleared, IllegalMove, MoveRecognized, Tracker, event_from_json
+from assistant.table.events import AlertCleared, IllegalMove, MoveRecognized, event_from_json
+from assistant.table.tracker import Tracker
 from assistant.wendake.edits import conceal
 from assistant.wendake import ghost, rules
 from assistant.wendake import moves as M

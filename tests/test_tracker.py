@@ -22,7 +22,8 @@ import pytest
 
 from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Observation, Reading
 from assistant.wendake.movelog import move_log_equal, noop_moves, turns_equal
-from assistant.table.tracker import IllegalMove, MoveRecognized, ScoreMismatch, TableOutOfSync, Tracker
+from assistant.table.events import IllegalMove, MoveRecognized, ScoreMismatch, TableOutOfSync
+from assistant.table.tracker import Tracker
 from assistant.wendake.edits import apply_edit, conceal
 from assistant.wendake import moves as M
 from assistant.wendake import rules

@@ -72,10 +72,11 @@ from assistant.errors import UserError
 from assistant.table.eventlog import EventLog, as_stored
 from assistant.table.observation import Observation
 from assistant.wendake.referee import GhostReferee, new_solo_game
-from assistant.table.tracker import (
+from assistant.table.events import (
     AlertCleared, Correction, Event, IllegalMove, MoveRecognized, NeedsConfirmation, ScoreMismatch, TableOutOfSync,
-    Tracker, event_from_json,
+    event_from_json,
 )
+from assistant.table.tracker import Tracker
 from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.describe import describe

@@ -46,10 +46,15 @@ from __future__ import annotations
 import itertools
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from assistant.wendake.movelog import observable
+from assistant.table import game as games
+from assistant.table.game import Game
+from assistant.table.events import (
+    AlertCleared, Correction, Event, IllegalMove, MoveRecognized, NeedsConfirmation, ScoreMismatch, TableOutOfSync,
+)
 from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Observation, split_key, split_reading_key
 from assistant.wendake import moves as M
 from assistant.wendake import rules
@@ -174,97 +179,6 @@ SCORE_RULE = "W-SCR-6"  # where points come from: a score disk must show what th
 SCORE_ALERT_CONFIDENCE = 0.55
 
 
-# ---- events ---------------------------------------------------------------------------------------------------
-@dataclass
-class Event:
-    """Base of the tracker's events; ``kind`` is the class name, ``to_json`` the payload stored in the log."""
-
-    @property
-    def kind(self) -> str:
-        return type(self).__name__
-
-    def to_json(self) -> dict:
-        return {"kind": self.kind, **asdict(self)}
-
-
-@dataclass
-class MoveRecognized(Event):
-    player: int | None
-    name: str | None
-    moves: list[dict]  # move JSON, in order
-    texts: list[str]  # plain-language lines
-    score_change: dict[str, int]  # track -> points gained by that player (non-zero only)
-    year: int
-    cost: float = 0.0  # confidence mass of the readings that disagreed (noise tolerated)
-    ignored: list[str] = field(default_factory=list)  # reading keys that disagreed but were tolerated
-    # hidden-information edits made before some of these moves: {"at": index into ``moves``, "edit": {...}}
-    # (see ``apply_edit``); a resumed game replays them with the moves
-    edits: list[dict] = field(default_factory=list)
-
-
-@dataclass
-class IllegalMove(Event):
-    alert_id: int
-    rule: str
-    message: str
-    fix: str | None
-    player: int | None
-    looks_like: dict | None  # the move the difference looks like (move JSON)
-    put_back: list[dict]  # {"key", "board", "region", "expected", "seen", "text"}
-
-
-@dataclass
-class NeedsConfirmation(Event):
-    alert_id: int
-    candidates: list[dict]  # {"index", "moves": [move JSON], "texts": [...], "cost"} best first; 0 was accepted
-    message: str = "The table can be explained in more than one way; please confirm what happened."
-
-
-@dataclass
-class ScoreMismatch(Event):
-    alert_id: int
-    rule: str
-    player: int
-    name: str
-    track: str
-    expected: int
-    seen: int | None  # the space where the disk was seen, None when it was not seen anywhere
-    message: str
-    fix: str
-
-
-@dataclass
-class TableOutOfSync(Event):
-    alert_id: int
-    message: str
-    differences: list[dict]  # as IllegalMove.put_back
-
-
-@dataclass
-class AlertCleared(Event):
-    alert_id: int
-    alert_kind: str
-    reason: str
-
-
-@dataclass
-class Correction(Event):
-    action: str  # "undo" | "correct" | "confirm" | "switch" (a kept alternative explains the table better)
-    removed: list[dict]  # move JSON taken back (the last ``len(removed)`` moves of the log)
-    added: list[dict]  # move JSON played
-    message: str
-    edits: list[dict] = field(default_factory=list)  # hidden-information edits before the added moves (as MoveRecognized)
-
-
-EVENT_TYPES = {cls.__name__: cls for cls in (MoveRecognized, IllegalMove, NeedsConfirmation, ScoreMismatch,
-                                             TableOutOfSync, AlertCleared, Correction)}
-
-
-def event_from_json(d: dict) -> Event:
-    cls = EVENT_TYPES[d["kind"]]
-    return cls(**{k: v for k, v in d.items() if k != "kind"})
-
-
 # ---- hidden information ----------------------------------------------------------------------------------------
 class Misreading(NamedTuple):
     """A reading tolerated while it disagreed with the accepted state: how it differed (``reading_error``) and the
@@ -357,9 +271,13 @@ def player_runs(states: list, moves: list):
 class Tracker:
     """Holds the game state and explains observations. Not thread-safe by itself (GameSession locks)."""
 
-    def __init__(self, state: State, edition=None, beam: int = 10, max_depth: int = 14,
+    def __init__(self, state, game: Game | None = None, edition=None, beam: int = 10, max_depth: int = 14,
                  accept_cost: float = 1.0, alert_confidence: float = 0.6, move_beam: int = 12,
                  max_alts: int = 3, alt_horizon: int = 24, patience: int = SEARCH_PATIENCE):
+        """Track a game from ``state`` (the game's own state, hidden things concealed). ``game``: the registered
+        game (``assistant.table.game``; Wendake when None); ``edition``: the game's edition data, passed to its
+        explainer (the game's default when None). The rest tune the search and the alerts (docs/tracker.md)."""
+        self.game = game if game is not None else games.get("wendake")
         self.ed = edition or load_edition()
         self.initial = state.copy()
         self.state = state.copy()

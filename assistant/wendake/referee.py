@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from assistant.table import events as _events
 from assistant.table import tracker as _tracker
 from assistant.errors import UserError
 from assistant.table.observation import Observation, split_key, split_reading_key
@@ -160,7 +161,7 @@ class Verdict:
     moves: list = field(default_factory=list)  # when done: the moves to apply (prefix, then the Ghost's)
 
 
-class GhostInstruction(_tracker.Event):
+class GhostInstruction(_events.Event):
     """Tracker-log event: what the player must do for the Ghost now (``GhostStep.to_json`` plus who and when)."""
 
     def __init__(self, player: int, year: int, rule: str, text: str, lines: list, moves: list, card_needed: bool,
@@ -176,8 +177,8 @@ class GhostInstruction(_tracker.Event):
         return isinstance(other, GhostInstruction) and self.to_json() == other.to_json()
 
 
-# the tracker reads its log back by kind name (tracker.event_from_json); a resumed session meets this kind too
-_tracker.EVENT_TYPES.setdefault("GhostInstruction", GhostInstruction)
+# the tracker reads its log back by kind name (events.event_from_json); a resumed session meets this kind too
+_events.EVENT_TYPES.setdefault("GhostInstruction", GhostInstruction)
 
 
 class GhostReferee:
@@ -357,7 +358,7 @@ class GhostReferee:
             run = v.moves[i:j]
             ghostly = p is not None and states[i].is_ghost(p)
             texts = list(v.step.lines) if ghostly else [describe(states[k], v.moves[k], states[k + 1]) for k in range(i, j)]
-            events.append(_tracker.MoveRecognized(p, None if p is None else states[i].players[p].name,
+            events.append(_events.MoveRecognized(p, None if p is None else states[i].players[p].name,
                                                   [_json(m) for m in run], texts, change, states[i].year))
             tracker.apply_moves(list(run))
         forget = getattr(tracker, "_forget", None)
@@ -371,7 +372,7 @@ class GhostReferee:
             if getattr(ev, "_ghost_sig", None) == sig:
                 return []  # already shown
         events = self._clear(tracker)
-        ev = _tracker.IllegalMove(0, v.rule, v.message, v.fix, v.step.before.solo.ghost, _json(v.step.move), v.problems)
+        ev = _events.IllegalMove(0, v.rule, v.message, v.fix, v.step.before.solo.ghost, _json(v.step.move), v.problems)
         ev = tracker._alert(ev)
         ev._ghost_sig = sig
         return events + [ev]
@@ -389,7 +390,7 @@ class GhostReferee:
         for ev in tracker.alerts.values():
             if getattr(ev, "_ghost_sig", None) == sig:
                 return []
-        ev = _tracker.IllegalMove(0, "W-SOLO-8", f"Year {st.year} starts with the Ghost's mask card, and Tablewatch does "
+        ev = _events.IllegalMove(0, "W-SOLO-8", f"Year {st.year} starts with the Ghost's mask card, and Tablewatch does "
                                   "not know it yet: the Ghost's moves this year depend on its oval and line.",
                                   "Reveal the top mask card for the Ghost and tap it on the tablet; then play on.",
                                   st.solo.ghost, None, [])
@@ -409,7 +410,7 @@ class GhostReferee:
             if keep_card and rule == "W-SOLO-8":
                 continue
             del tracker.alerts[aid]
-            out.append(_tracker.AlertCleared(aid, ev.kind, "the Ghost's pieces match its instruction again"))
+            out.append(_events.AlertCleared(aid, ev.kind, "the Ghost's pieces match its instruction again"))
         return out
 
 
