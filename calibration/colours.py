@@ -21,7 +21,7 @@ def _sample_board(frame, H, points_mm):
     import cv2
     import numpy as np
 
-    from vision.locate import apply_h
+    from calibration.layout import apply_h
 
     px = apply_h(H, points_mm).astype(np.float32)
     out = cv2.remap(frame, px[:, 0].reshape(-1, 1), px[:, 1].reshape(-1, 1), cv2.INTER_LINEAR)

@@ -124,6 +124,15 @@ def marker_corners_mm(marker: dict) -> list[tuple[float, float]]:
     return corners
 
 
+def apply_h(H, pts):
+    """Points (N, 2) mapped through the 3x3 homography ``H`` (board mm to frame pixels, or back): an (N, 2) array."""
+    import numpy as np
+
+    pts = np.asarray(pts, np.float64).reshape(-1, 2)
+    q = np.c_[pts, np.ones(len(pts))] @ np.asarray(H, np.float64).T
+    return q[:, :2] / q[:, 2:3]
+
+
 def region_by_id(data: dict) -> dict[str, dict]:
     return {r["id"]: r for r in data["regions"]}
 

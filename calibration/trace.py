@@ -1,4 +1,4 @@
-"""Backend for mapping a retail board: rectify a photo by the board's markers, and save traced polygons.
+"""Backend for mapping a retail board: save the polygons traced on a rectified photo (``vision.locate.rectify_photo``).
 
 The tablet app's editor shows the rectified photo (board seen from above at ``px_per_mm``), the owner traces
 regions on it, and sends them back as pixel polygons. ``add_traced`` converts them to board millimetres,
@@ -11,21 +11,6 @@ import json
 from pathlib import Path
 
 from assistant.errors import UserError
-
-
-def rectify_photo(photo: str, layout: dict, px_per_mm: float = 2.0, camera=None):
-    """(rectified BGR image, BoardLocation) for a photo of the board; UserError if the board is not found."""
-    import cv2
-
-    from vision.locate import locate, rectify
-
-    frame = cv2.imread(str(photo), cv2.IMREAD_COLOR)
-    if frame is None:
-        raise UserError(f"cannot read {photo} as an image. Give a JPEG or PNG photo of the board.")
-    loc = locate(frame, [layout], camera=camera)[0]
-    if not loc.found:
-        raise UserError("the board was not found in the photo: " + " ".join(loc.warnings))
-    return rectify(frame, loc.homography, layout, px_per_mm, camera), loc
 
 
 def px_to_mm(points, px_per_mm: float) -> list[list[float]]:

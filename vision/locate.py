@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from calibration.layout import marker_corners_mm
+from assistant.errors import UserError
+from calibration.layout import apply_h, marker_corners_mm
 
 MIN_MARKERS_FRESH = 3  # markers needed to fit a board without history
 MIN_MARKERS_TRACKED = 2  # markers needed when the last homography is known
@@ -52,14 +53,6 @@ def board_points(layout: dict):
 
     pts = {m["id"]: np.array(marker_corners_mm(m), np.float64) for m in layout["markers"]}
     return pts, {m["dictionary"] for m in layout["markers"]}
-
-
-def apply_h(H, pts):
-    import numpy as np
-
-    pts = np.asarray(pts, np.float64).reshape(-1, 2)
-    q = np.c_[pts, np.ones(len(pts))] @ np.asarray(H, np.float64).T
-    return q[:, :2] / q[:, 2:3]
 
 
 def fit_homography(src, dst, tolerance_px: float = 4.0):
@@ -239,3 +232,16 @@ def rectify(frame, H, layout: dict, px_per_mm: float = 2.0, camera=None):
     w, h = layout["size_mm"]
     M = view_matrix(px_per_mm) @ np.linalg.inv(np.asarray(H, np.float64))
     return cv2.warpPerspective(frame, M, (round(w * px_per_mm), round(h * px_per_mm)), flags=cv2.INTER_AREA if px_per_mm < 1 else cv2.INTER_LINEAR)
+
+
+def rectify_photo(photo: str, layout: dict, px_per_mm: float = 2.0, camera=None):
+    """(rectified BGR image, BoardLocation) for a photo of the board; UserError if the board is not found."""
+    import cv2
+
+    frame = cv2.imread(str(photo), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise UserError(f"cannot read {photo} as an image. Give a JPEG or PNG photo of the board.")
+    loc = locate(frame, [layout], camera=camera)[0]
+    if not loc.found:
+        raise UserError("the board was not found in the photo: " + " ".join(loc.warnings))
+    return rectify(frame, loc.homography, layout, px_per_mm, camera), loc

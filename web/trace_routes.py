@@ -2,7 +2,7 @@
 
 1. ``POST /api/trace/start`` (multipart): start from a sticker plan and the measured board size (a new layout),
    or from one of the user's own layouts; with a photo of the board the photo is rectified by its markers
-   (calibration.trace.rectify_photo), without one the layout itself is drawn, so existing regions can be edited.
+   (vision.locate.rectify_photo), without one the layout itself is drawn, so existing regions can be edited.
    The server keeps the base layout and the image under a random token in DATA_DIR/trace/.
 2. ``GET /trace/image/<token>.png``: that image; the page draws polygons on it in image pixels.
 3. ``POST /api/trace/save`` (JSON): the traced regions (pixel polygons) and adjacency are merged into the
@@ -83,7 +83,8 @@ def _base_layout(form) -> dict:
 def trace_start():
     import cv2
 
-    from calibration import render, trace
+    from calibration import render
+    from vision.locate import rectify_photo
 
     base = _base_layout(request.form)
     token = secrets.token_hex(12)
@@ -94,7 +95,7 @@ def trace_start():
         tmp = tdir / f"{token}.upload"
         photo.save(tmp)
         try:
-            img, loc = trace.rectify_photo(str(tmp), base, PX_PER_MM)
+            img, loc = rectify_photo(str(tmp), base, PX_PER_MM)
         finally:
             tmp.unlink(missing_ok=True)
         warnings = list(loc.warnings)

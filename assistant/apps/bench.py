@@ -12,7 +12,7 @@ import importlib
 BENCHMARKS = {
     "rules": ("assistant.apps.bench_rules:main", "random full Wendake games: games/s, median check and apply time"),
     "locate": ("assistant.apps.bench_vision:main", "board localisation: milliseconds per 12 MP frame"),
-    "detector": ("vision.detect:bench_main", "piece detector: milliseconds per rectified map view (fp32, int8; 2 threads)"),
+    "detector": ("assistant.apps.bench_detector:main", "piece detector: milliseconds per rectified map view (fp32, int8; 2 threads)"),
     "pipeline": ("assistant.apps.bench_pipeline:main", "live pipeline: settled frame -> event latency per stage, 2304x1296, 2 threads"),
     "web": ("assistant.apps.bench_web:main", "tablet SSE fan-out: 20 clients at 10 Hz on loopback; dropped/late events, p95 delivery latency; "
             "then 200 streams at once: accepted/refused, page and API latency while they are open"),

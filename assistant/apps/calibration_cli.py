@@ -138,12 +138,13 @@ def _rectify(args) -> int:
     import cv2
 
     from calibration import camera as cam
-    from calibration import layout, trace
+    from calibration import layout
+    from vision.locate import rectify_photo
 
     lay = layout.resolve(args.layout)
     frame = cv2.imread(args.image)
     camera = cam.load(args.camera, (frame.shape[1], frame.shape[0])) if args.camera and frame is not None else None
-    img, loc = trace.rectify_photo(args.image, lay, args.px_per_mm, camera)
+    img, loc = rectify_photo(args.image, lay, args.px_per_mm, camera)
     cv2.imwrite(args.out, img)
     worst = max(loc.residual_mm.values()) if loc.residual_mm else 0.0
     print(f"wrote {args.out}: {lay['name']} from above at {args.px_per_mm} px/mm ({img.shape[1]}x{img.shape[0]} px), markers {loc.markers_used}, worst marker residual {worst:.2f} mm")
