@@ -1,0 +1,124 @@
+"""Write the golden corpus: looks of the e2e games with the events the tracker gave for them.
+
+Each file ``tests/golden/<game folder>.jsonl.gz`` holds one JSON line of header (``tablewatch.golden/1``: the
+game, players, seed, initial state, where the looks came from) and then one line per look, in order:
+``{"observation": <Observation JSON>, "events": [<event JSON>, ...]}``. ``tests/test_golden.py`` feeds each
+observation to a fresh ``GameSession`` and asserts the same events in the same order.
+
+The events must be those of the code whose behaviour the corpus pins, so run this script with that code first
+on the path. It needs only the ``session`` and ``observation`` modules, found where they are in either layout
+(``assistant.table.*`` from issue 33 on, ``assistant.*`` before)::
+
+    # see what each game's looks give, and how long the tracker takes (to choose the subset)
+    PYTHONPATH=/tmp/e2e-base python tests/golden/make_golden.py scan ~/.cache/tablewatch/e2e-tiles
+    # write the corpus: the first N looks of each named game folder
+    PYTHONPATH=/tmp/e2e-base python tests/golden/make_golden.py write ~/.cache/tablewatch/e2e-tiles \\
+        game_2p_s7:40 game_3p_s5:30 ... --out tests/golden
+
+The looks come from a rendered game's ``looks.jsonl`` (``tablewatch e2e ... --looks-only``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+try:  # issue 33's layout
+    from assistant.table.observation import Observation
+    from assistant.table.session import GameSession
+except ImportError:  # the layout before issue 33
+    from assistant.observation import Observation
+    from assistant.session import GameSession
+from assistant.wendake.state import State
+
+FORMAT = "tablewatch.golden/1"
+
+
+def _events_json(events) -> list[dict]:
+    return [json.loads(json.dumps(e.to_json())) for e in events or ()]
+
+
+def run_game(folder: Path, limit: int | None = None):
+    """(session.json, [(look JSON, events JSON, tracker seconds)]) for the first ``limit`` looks of ``folder``."""
+    meta = json.loads((folder / "session.json").read_text(encoding="utf-8"))
+    lines = (folder / "looks.jsonl").read_text(encoding="utf-8").splitlines()[:limit]
+    out = []
+    with tempfile.TemporaryDirectory(prefix="tablewatch-golden-") as tmp:
+        initial = State.from_json(meta["initial"]) if meta.get("initial") is not None else None
+        session = GameSession.create(
+            str(Path(tmp) / "golden.sqlite"), players=list(meta["players"]), seed=meta.get("seed"), initial=initial
+        )
+        for line in lines:
+            look = json.loads(line)
+            t0 = time.perf_counter()
+            events = session.feed(Observation.from_json(look))
+            out.append((look, _events_json(events), time.perf_counter() - t0))
+        session.close()
+    return meta, out
+
+
+def scan(src: Path) -> None:
+    """One line per game, then per look: seconds, events."""
+    for folder in sorted(p for p in src.iterdir() if (p / "looks.jsonl").is_file()):
+        _, looks = run_game(folder)
+        kinds = Counter(e["kind"] for _, evs, _ in looks for e in evs)
+        print(f"{folder.name}: {len(looks)} looks, {sum(s for *_, s in looks):.1f} s, {dict(kinds)}", flush=True)
+        total = 0.0
+        for i, (_, evs, s) in enumerate(looks):
+            total += s
+            rare = [e["kind"] for e in evs if e["kind"] != "MoveRecognized"]
+            print(f"  {i:4d} {s:6.2f} s (to here {total:6.1f} s) {len(evs)} events {' '.join(rare)}")
+
+
+def write(src: Path, picks: list[str], out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for pick in picks:
+        name, _, n = pick.partition(":")
+        meta, looks = run_game(src / name, int(n) if n else None)
+        header = {
+            "format": FORMAT,
+            "source": name,
+            "game": meta.get("game", "wendake"),
+            "players": meta["players"],
+            "seed": meta.get("seed"),
+            "initial": meta.get("initial"),
+            "looks": len(looks),
+        }
+        path = out / f"{name}.jsonl.gz"
+        with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as f:
+            f.write(json.dumps(header, separators=(",", ":")) + "\n")
+            for look, events, _ in looks:
+                f.write(json.dumps({"observation": look, "events": events}, separators=(",", ":")) + "\n")
+        kinds = Counter(e["kind"] for _, evs, _ in looks for e in evs)
+        print(
+            f"{path}: {len(looks)} looks, {path.stat().st_size // 1024} KB, tracker {sum(s for *_, s in looks):.1f} s, "
+            f"{dict(kinds)}",
+            flush=True,
+        )
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("scan")
+    s.add_argument("src", type=Path)
+    w = sub.add_parser("write")
+    w.add_argument("src", type=Path)
+    w.add_argument("picks", nargs="+", help="GAME_FOLDER[:FIRST_N_LOOKS]")
+    w.add_argument("--out", type=Path, default=Path(__file__).parent)
+    a = ap.parse_args(argv)
+    if a.cmd == "scan":
+        scan(a.src)
+    else:
+        write(a.src, a.picks, a.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
