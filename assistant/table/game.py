@@ -20,6 +20,17 @@ Contract (``state`` and ``move`` are the game's own objects):
   ``apply_edit(state, edit)`` (name a hidden thing, an edit stored with the moves);
 - observer: ``expected_readings(state)`` (``{key: Pieces}``, the ``assistant.table.observation`` keys) and
   ``region_kind(key)`` (one of ``REGION_KINDS``: how a camera reads that region).
+- referee: ``referee(state)``: the go-between for the moves the game makes itself (Wendake's solo Ghost), with
+  ``announce(tracker)``, ``feed(tracker, observation)`` -> events and ``forget()``; None when nobody plays itself;
+- tablet: ``snapshot(initial, moves, edits, state)`` (the game's part of the session's snapshot for the line of
+  ``moves`` with ``edits`` {move index: [edit]} from ``initial`` to ``state``; its ``moves`` list has one entry
+  per move, ``seq`` None), ``alert_words(state, alert)`` (``{"rules", "message", "fix", "fix_lines", "boards"}``:
+  an alert, ``{"kind", "rule", "message", "fix", "put_back"}``, in the players' words) and
+  ``tablet_moves(state, action, payload)`` (the moves, as JSON, a tap on the tablet enters; ``UserError`` when
+  it does not fit);
+- set-up: ``setup_options()`` (the choices the set-up wizard offers: ``player_counts``, ``colours``, ``boards``
+  {role: (layout prefix, default)}, ``required_board`` and the game's own) and ``parse_setup(body)`` (the wizard's
+  form checked: ``new_state`` options, ``players`` and ``seed`` among them; ``UserError`` for bad input).
 """
 
 from __future__ import annotations
@@ -61,6 +72,12 @@ class Game(Protocol):
     def apply_edit(self, state, edit: dict) -> None: ...
     def expected_readings(self, state) -> dict: ...
     def region_kind(self, key: str) -> str: ...
+    def referee(self, state) -> Any: ...
+    def snapshot(self, initial, moves: list, edits: dict, state) -> dict: ...
+    def alert_words(self, state, alert: dict) -> dict: ...
+    def tablet_moves(self, state, action: str, payload: dict) -> list[dict]: ...
+    def setup_options(self) -> dict: ...
+    def parse_setup(self, body: dict) -> dict: ...
 
 
 _REGISTRY: dict[str, Game] = {}

@@ -16,7 +16,8 @@ from assistant.wendake.edits import apply_edit, conceal
 from assistant.wendake.generate import legal_moves, random_move
 from assistant.wendake.observer import expected_readings, region_kind
 from assistant.wendake.schema import validate_state
-from assistant.wendake.setup import new_game
+from assistant.wendake import setup_options, tablet
+from assistant.wendake.referee import GhostReferee
 from assistant.wendake.state import State
 
 
@@ -28,7 +29,7 @@ class Wendake:
     player_counts = (1, 2, 3, 4)
 
     def new_state(self, players, seed: int | None = None, **options) -> State:
-        return new_game(players, seed=seed, **options)
+        return setup_options.new_state(players, seed=seed, **options)
 
     def state_to_json(self, state: State) -> dict:
         return state.to_json()
@@ -77,6 +78,24 @@ class Wendake:
 
     def region_kind(self, key: str) -> str:
         return region_kind(key)
+
+    def referee(self, state: State) -> GhostReferee | None:
+        return GhostReferee(load_edition()) if state.solo is not None else None
+
+    def snapshot(self, initial: State, moves: list, edits: dict, state: State) -> dict:
+        return tablet.snapshot(initial, moves, edits, state)
+
+    def alert_words(self, state: State | None, alert: dict) -> dict:
+        return tablet.alert_words(state, alert)
+
+    def tablet_moves(self, state: State | None, action: str, payload: dict) -> list[dict]:
+        return tablet.tablet_moves(state, action, payload)
+
+    def setup_options(self) -> dict:
+        return setup_options.setup_options()
+
+    def parse_setup(self, body: dict) -> dict:
+        return setup_options.parse_setup(body)
 
 
 GAME = Wendake()
