@@ -40,8 +40,8 @@ import threading
 import time
 from pathlib import Path
 
-from assistant.table import paths
 from assistant.errors import UserError
+from assistant.table import paths
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (id TEXT PRIMARY KEY, created REAL NOT NULL, game TEXT NOT NULL, title TEXT, setup TEXT NOT NULL);
@@ -401,6 +401,17 @@ class EventLog:
             for g in out:
                 g["events"] += sum(1 for table, row in self._pending if table == "events" and row[1] == g["id"])
             return out
+
+    def game_of(self, game_id: str) -> str:
+        """The name of the game ``game_id`` plays (its registry key, ``"wendake"``); UserError for an unknown id."""
+        with self._lock:
+            row = self.db.execute("SELECT game FROM games WHERE id = ?", (game_id,)).fetchone()
+            if row is None:
+                row = next(((r[2],) for tb, r in self._pending if tb == "games" and r[0] == game_id), None)
+            if row is None:
+                known = ", ".join(g["id"] for g in self.games()) or "none"
+                raise UserError(f"no game {game_id!r} in {self.path}. Games: {known}.")
+            return row[0]
 
     def setup(self, game_id: str) -> dict:
         with self._lock:

@@ -30,7 +30,9 @@ Contract (``state`` and ``move`` are the game's own objects):
   it does not fit);
 - set-up: ``setup_options()`` (the choices the set-up wizard offers: ``player_counts``, ``colours``, ``boards``
   {role: (layout prefix, default)}, ``required_board`` and the game's own) and ``parse_setup(body)`` (the wizard's
-  form checked: ``new_state`` options, ``players`` and ``seed`` among them; ``UserError`` for bad input).
+  form checked: ``new_state`` options, ``players`` and ``seed`` among them; ``UserError`` for bad input) and
+  ``setup_record(state)`` (the set-up as the game log keeps it beside the initial state: ``players``, the names
+  in seat order, and what else a reader of the log needs).
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ class Game(Protocol):
     def tablet_moves(self, state, action: str, payload: dict) -> list[dict]: ...
     def setup_options(self) -> dict: ...
     def parse_setup(self, body: dict) -> dict: ...
+    def setup_record(self, state) -> dict: ...
 
 
 _REGISTRY: dict[str, Game] = {}

@@ -4,20 +4,29 @@ Owns a game's life: creating or resuming it from the event log, feeding observat
 (undo, "this is what happened", confirm a candidate), the tablet's JSON snapshot, and waiting for new events
 (Server-Sent Events). Every public method is thread-safe (one lock; ``events_since`` waits on a condition).
 
-    s = GameSession.create("games.sqlite", players=["Ann", "Bob"], seed=7)   # tribes=[...], initial=State optional
+It knows its game only through the table core's ``Game`` interface (``assistant.table.game``): the game named at
+``create`` (``game="wendake"``), found in the registry and kept in the log's game column, which ``resume`` reads.
+The game builds the state from the options it is given (``Game.new_state``), may bring a referee for the moves it
+makes itself (``Game.referee``: Wendake's solo Ghost), and gives its part of the snapshot (``Game.snapshot``,
+``Game.alert_words``).
+
+    s = GameSession.create("games.sqlite", players=["Ann", "Bob"], seed=7)   # game="wendake"; the game's options
+                                                                             # (Wendake: tribes=[...], solo=True...)
     events = s.feed(observation)          # -> [tracker.Event, ...], also stored in the log
     s.snapshot()                          # -> dict, below
     s.undo(); s.correct([move_json, ...]); s.confirm(1)
     s.events_since(seq, timeout=15.0)     # -> [event dict, ...] with seq > given seq (blocks until some or timeout)
     s = GameSession.resume("games.sqlite")  # latest game, exactly the state it had
 
-Snapshot JSON (``format: "tablewatch.snapshot/1"``; stable, the web page codes against it)::
+Snapshot JSON (``format: "tablewatch.snapshot/1"``; stable, the web page codes against it). The session gives
+``format``, ``game_id``, ``seq``, ``game``, ``alerts``, ``confirmation``, the moves' ``seq``, ``finished`` and
+``log_status``; the rest is the game's part (``Game.snapshot``; Wendake's below, ``assistant/wendake/tablet.py``)::
 
     {
       "format": "tablewatch.snapshot/1",
       "game_id": "g-20250101-120000-ab12",
       "seq": 42,                      # last event seq; events_since(seq) continues from here
-      "game": "wendake",
+      "game": "wendake",              # the game's registry name
       "year": 3, "years": 7,
       "phase": "actions",             # "actions" | "restore" | "over"
       "pairs": [["economic", "military"], ["ritual", "mask"]],   # the two track pairs (W-SCR-2)
@@ -42,8 +51,9 @@ Snapshot JSON (``format: "tablewatch.snapshot/1"``; stable, the web page codes a
       "alerts": [                     # active alerts, oldest first; empty when the table agrees with the engine
         {"id": 17, "kind": "IllegalMove",   # IllegalMove | TableOutOfSync | ScoreMismatch | NeedsConfirmation
          "rule": "W-LINE-2", "message": "...", "fix": "Put the red action marker on [0, 1] back on the Sages area.",
-         "player": 0, "seq": 40}
-      ],
+         "player": 0, "seq": 40,
+         "tablet": {"rules": ["W-LINE-2"], "message", "fix", "fix_lines": ["Put back: ..."], "boards": [...]}}
+      ],                              # "tablet": the alert in the players' words (Game.alert_words)
       "confirmation": null | {"seq": 41, "candidates": [{"index": 0, "moves": ["Ann: activates ..."], "cost": 0.0}, ...]},
       "moves": [                      # the accepted move log, oldest first
         {"index": 0, "seq": 5, "year": 1, "player": 0, "name": "Ann", "text": "Ann: harvests",
@@ -56,7 +66,10 @@ Snapshot JSON (``format: "tablewatch.snapshot/1"``; stable, the web page codes a
                                       #   "turtle_choices", "unknown_turtles"}]}   (scoring.results, W-SCR)
       "score_by_year": {"years": [1, 2, 3],     # projected total (turtles left out) at the end of each year,
                         "players": [{"name": "Ann", "colour": "red", "totals": [2, 4, 4]}]}   # the last = now
-      "log_status": {"ok": true, "message": null}   # false + message when the disk is full / DB read-only
+      "log_status": {"ok": true, "message": null},  # false + message when the disk is full / DB read-only
+      "options": [{"option", "rule", "value", "default", "changed", "when_true"}], "options_changed": 1,
+      "ghost": null | {"text", "awaiting_card", "card_unread", "difficulty", "cards", "year_card", "score_tracks",
+                       "total", "placeholder", "next_slot", "choices": [{"id", "label"}]}   # solo games only
     }
 
 Event dicts (``events_since``) are ``{"seq", "kind", "t", "payload"}`` where payload is the event's ``to_json()``.
@@ -67,22 +80,24 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from typing import Any
 
 from assistant.errors import UserError
+from assistant.table import game as games
 from assistant.table.eventlog import EventLog, as_stored
-from assistant.table.observation import Observation
-from assistant.wendake.referee import GhostReferee, new_solo_game
 from assistant.table.events import (
-    AlertCleared, Correction, Event, IllegalMove, MoveRecognized, NeedsConfirmation, ScoreMismatch, TableOutOfSync,
+    AlertCleared,
+    Correction,
+    Event,
+    IllegalMove,
+    MoveRecognized,
+    NeedsConfirmation,
+    ScoreMismatch,
+    TableOutOfSync,
     event_from_json,
 )
+from assistant.table.observation import Observation
 from assistant.table.tracker import Tracker
-from assistant.wendake import moves as M
-from assistant.wendake import rules
-from assistant.wendake.describe import describe
-from assistant.wendake.edits import apply_edit, conceal
-from assistant.wendake.scoring import results, score_player
-from assistant.wendake.state import TRACKS, Options, State
 
 FORMAT = "tablewatch.snapshot/1"
 ALERT_KINDS = ("IllegalMove", "TableOutOfSync", "ScoreMismatch", "NeedsConfirmation")
@@ -95,65 +110,48 @@ def _new_game_id() -> str:
 class GameSession:
     """A game in progress, backed by an event log. Use ``create`` or ``resume``."""
 
-    def __init__(self, log: EventLog, game_id: str, initial: State, store_observations: bool = True, **tracker_options):
+    def __init__(self, log: EventLog, game_id: str, game: games.Game, initial, store_observations: bool = True,
+                 **tracker_options):
         self.log = log
         self.game_id = game_id
-        self.tracker = Tracker(initial, **tracker_options)
+        self.game = game
+        self.tracker = Tracker(initial, game=game, **tracker_options)
         self.store_observations = store_observations
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
         self._move_seq: list[int] = []  # seq of the event that added each accepted move
         self._cache = None
-        # solo (W-SOLO): the Ghost's moves are told and checked by the referee; the player's go to the tracker
-        self.referee = GhostReferee(self.tracker.ed) if initial.solo is not None else None
+        # the moves the game makes itself (Wendake's solo Ghost) are told and checked by its referee; the rest go
+        # to the tracker
+        self.referee = game.referee(initial)
 
     # ---- creation ----------------------------------------------------------------------------------------------
     @classmethod
-    def create(cls, db_path, players, colours=None, seed: int | None = None, pairs=None, turn_order=None,
-               options: dict | None = None, game_id: str | None = None, title: str | None = None, tribes=None,
-               initial: State | None = None, known_piles: bool = False, solo: bool = False,
-               difficulty: str = "medium", **tracker_options) -> "GameSession":
-        """A new game. ``tribes``: a tribe id (or None) per player (W-TRB). ``initial``: start from this state
-        (a recorded game) instead of a new set-up. Unless ``known_piles``, the tracker starts with every hidden
-        thing unknown, as at a real table (``wendake.edits.conceal``: mask deck, discard pile, hands, turtle values);
-        the set-up's random draws (``seed``) then only fix what is laid out face up."""
-        from assistant.wendake.setup import PlayerSetup, new_game
-
-        if initial is not None:
-            state = initial.copy()
-            names = [p.name for p in state.players]
-        elif solo:  # one player against the Ghost (W-SOLO-1..6); ``difficulty``: easy, medium or hard
-            state = new_solo_game(players, colours=colours, seed=seed, difficulty=difficulty, tribes=tribes, options=options)
-            names = [p.name for p in state.players]
-        else:
-            names = list(players)
-            colours = list(colours) if colours else [None] * len(names)
-            if len(colours) != len(names):
-                raise UserError(f"{len(names)} players but {len(colours)} colours; give one colour per player.")
-            if tribes is not None and len(tribes) != len(names):
-                raise UserError(f"{len(names)} players but {len(tribes)} tribes; give one tribe (or null) per player.")
-            opts = Options.from_json(options) if options else Options()
-            try:
-                state = new_game([PlayerSetup(n, c) for n, c in zip(names, colours)], seed=seed, pairs=pairs,
-                                 turn_order=turn_order, options=opts, tribes=list(tribes) if tribes is not None else None)
-            except (ValueError, KeyError) as exc:
-                raise UserError(f"cannot set up this game: {exc}") from None
+    def create(cls, db_path, players, game: str = "wendake", seed: int | None = None, initial=None,
+               known_piles: bool = False, game_id: str | None = None, title: str | None = None,
+               tracker_options: dict | None = None, **options) -> "GameSession":
+        """A new game of ``game`` (a registry name) for ``players``; ``options`` are the game's own, passed to
+        ``Game.new_state`` (Wendake: ``colours``, ``tribes``, ``pairs``, ``turn_order``, ``options``, ``solo``,
+        ``difficulty``). ``initial``: start from this state (a recorded game) instead of a new set-up. Unless
+        ``known_piles``, the tracker starts with every hidden thing unknown, as at a real table (``Game.conceal``);
+        the set-up's random draws (``seed``) then only fix what is laid out face up. ``tracker_options`` tune the
+        tracker (``Tracker``'s keyword arguments)."""
+        g = games.get(game)
+        state = g.copy(initial) if initial is not None else g.new_state(players, seed=seed, **options)
         if not known_piles:
-            state = conceal(state)
+            state = g.conceal(state)
         log = db_path if isinstance(db_path, EventLog) else EventLog(db_path)
         if log.read_only:  # a new game there would live in memory only, and be lost at the next start
             raise UserError(f"cannot start a new game: {log.problem or f'{log.path} is read-only'}")
         gid = game_id or _new_game_id()
         # the game starts from the set-up as the log keeps it (JSON, keys sorted), as a resumed game does: the
         # order of a state's dicts orders the tracker's candidates, and a resumed game runs it again (``_rerun``)
-        setup = as_stored({
-            "format": "tablewatch.game-setup/1", "players": names, "colours": [p.colour for p in state.players],
-            "seed": seed, "tribes": [p.tribe for p in state.players], "known_piles": known_piles,
-            "solo": state.solo.difficulty if state.solo else None, "initial": state.to_json()})
-        log.create_game(gid, "wendake", setup, title or " vs ".join(names))
-        session = cls(log, gid, State.from_json(setup["initial"]), **tracker_options)
+        setup = as_stored({"format": "tablewatch.game-setup/1", **g.setup_record(state), "seed": seed,
+                           "known_piles": known_piles, "initial": g.state_to_json(state)})
+        log.create_game(gid, g.name, setup, title or " vs ".join(setup["players"]))
+        session = cls(log, gid, g, g.state_from_json(setup["initial"]), **(tracker_options or {}))
         if session.referee is not None:
-            with session._cond:  # year 1 starts with the Ghost's mask card (W-SOLO-8)
+            with session._cond:  # the referee may have something to tell at once (Wendake: the Ghost's mask card)
                 session._record(session.referee.announce(session.tracker))
         return session
 
@@ -167,14 +165,15 @@ class GameSession:
         if gid is None:
             raise UserError(f"{log.path} holds no game yet. Start one first.")
         setup = log.setup(gid)
+        game = games.get(log.game_of(gid))
         events = log.events(gid)
-        session = cls(log, gid, State.from_json(setup["initial"]), **tracker_options)
+        session = cls(log, gid, game, game.state_from_json(setup["initial"]), **tracker_options)
         try:
             rerun = rerun and session._rerun(events)
         except Exception:  # noqa: BLE001 - a fault the run meets again must not keep the game from resuming
             rerun = False
         if not rerun:
-            session = cls(log, gid, State.from_json(setup["initial"]), **tracker_options)
+            session = cls(log, gid, game, game.state_from_json(setup["initial"]), **tracker_options)
             session._replay(events)
         return session
 
@@ -221,7 +220,7 @@ class GameSession:
                 cands = asks[-1].candidates if asks else []
                 index = next((i for i, c in enumerate(cands) if ev.added and c["moves"] == ev.added), 0)
                 return self.tracker.confirm(index)
-        except (rules.IllegalMoveError, ValueError, TypeError, KeyError, IndexError):
+        except (ValueError, TypeError, KeyError, IndexError):  # a game's move errors are ValueErrors
             return []
         return []
 
@@ -241,7 +240,7 @@ class GameSession:
         tr = self.tracker
         if isinstance(ev, MoveRecognized):
             if replay:
-                moves = [M.move_from_json(m) for m in ev.moves]
+                moves = [self.game.move_from_json(m) for m in ev.moves]
                 for e in ev.edits:
                     tr.edits.setdefault(len(tr.moves) + int(e["at"]), []).append(e["edit"])
                 tr.moves += moves
@@ -249,7 +248,7 @@ class GameSession:
             self._move_seq += [seq] * len(ev.moves)
         elif isinstance(ev, Correction):
             if replay:  # undo, correct, confirm, switch: the same log rewrite as live (Tracker._relog)
-                tr._relog(len(ev.removed), [M.move_from_json(m) for m in ev.added], ev.edits if ev.added else [])
+                tr._relog(len(ev.removed), [self.game.move_from_json(m) for m in ev.added], ev.edits if ev.added else [])
             if ev.removed:
                 self._move_seq = self._move_seq[:len(self._move_seq) - len(ev.removed)]
             self._move_seq += [seq] * len(ev.added)
@@ -312,9 +311,10 @@ class GameSession:
         with self._cond:
             try:
                 events = self._corrected(moves_json)
-            except rules.IllegalMoveError as exc:
-                raise UserError(f"those moves are not legal here: {exc}") from None
             except (ValueError, TypeError, KeyError) as exc:
+                # a game's IllegalMoveError (a move the rules forbid) carries the broken rules as ``violations``
+                if getattr(exc, "violations", None) is not None:
+                    raise UserError(f"those moves are not legal here: {exc}") from None
                 raise UserError(f"bad move JSON: {exc}") from None
             self._record(events)
             return events
@@ -341,7 +341,8 @@ class GameSession:
             return self.log._next_seq - 1
 
     @property
-    def state(self) -> State:
+    def state(self) -> Any:
+        """The game's state now (the game's own object)."""
         return self.tracker.state
 
     def events_since(self, seq: int, timeout: float | None = None) -> list[dict]:
@@ -366,44 +367,14 @@ class GameSession:
             self._cache = (key, snap)
             return snap
 
-    def _move_log(self):
-        tr = self.tracker
-        state = tr.initial.copy()
-        entries, by_year = [], {}
-        for i, m in enumerate(tr.moves):
-            for e in tr.edits.get(i, ()):
-                apply_edit(state, e, tr.ed)
-            before = state.copy()
-            rules.apply(state, m, tr.ed, validate=False)
-            p = before.current
-            change = {} if p is None else {t: state.players[p].tracks[t] - before.players[p].tracks[t]
-                                           for t in TRACKS if state.players[p].tracks[t] != before.players[p].tracks[t]}
-            entries.append({"index": i, "seq": self._move_seq[i] if i < len(self._move_seq) else None, "year": before.year,
-                            "player": p, "name": None if p is None else before.players[p].name,
-                            "text": describe(before, m, state), "move": M.move_to_json(m), "scores": change})
-            if state.year != before.year or state.phase == "over":
-                by_year[before.year] = _totals(state)
-        by_year[state.year] = _totals(state)
-        return entries, by_year
-
     def _snapshot(self) -> dict:
         tr = self.tracker
         st = tr.state
-        entries, by_year = self._move_log()
-        proj = results(st, include_turtles=False)
-        positions = {p: i for i, p in enumerate(st.turn_order)}
-        players = []
-        for i, pl in enumerate(st.players):
-            pairs = []
-            for a, b in st.pairs:
-                va, vb = min(25, pl.tracks[a]), min(25, pl.tracks[b])
-                pairs.append({"tracks": [a, b], "values": [va, vb], "lower": a if va <= vb else b, "counted": min(va, vb)})
-            players.append({"index": i, "name": pl.name, "colour": pl.colour, "tracks": dict(pl.tracks), "pairs": pairs,
-                            "projected_total": proj["players"][i]["total"], "turtles": len(pl.turtles),
-                            "swap_tokens": pl.swap_tokens, "turn_position": positions.get(i, i) + 1,
-                            "is_current": st.current == i, "resources": dict(pl.resources), "beavers": pl.beavers,
-                            "long_house": dict(pl.long_house), "sages": pl.sages})
-        any_points = any(p["projected_total"] for p in players)
+        part = self.game.snapshot(tr.initial, tr.moves, tr.edits, st)
+        entries = part.pop("moves")
+        for entry in entries:
+            i = entry["index"]
+            entry["seq"] = self._move_seq[i] if i < len(self._move_seq) else None
         alerts = []
         confirmation = None
         for aid, ev in sorted(tr.alerts.items()):
@@ -413,32 +384,20 @@ class GameSession:
                 a["fix"] = "; ".join(d["text"] for d in ev.differences[:6]) or None
             if isinstance(ev, IllegalMove) and ev.put_back:
                 a["fix"] = ((ev.fix + " ") if ev.fix else "") + "; ".join(d["text"] for d in ev.put_back[:6])
+            put_back = list(getattr(ev, "put_back", None) or getattr(ev, "differences", None) or [])
+            own_fix = getattr(ev, "fix", None) if put_back and isinstance(ev, (IllegalMove, TableOutOfSync)) else a["fix"]
+            a["tablet"] = self.game.alert_words(st, {"kind": ev.kind, "rule": a["rule"], "message": a["message"],
+                                                      "fix": own_fix, "put_back": put_back})
             alerts.append(a)
             if isinstance(ev, NeedsConfirmation):
                 confirmation = {"seq": None, "candidates": [{"index": c["index"], "moves": c["texts"], "cost": c["cost"]}
                                                             for c in ev.candidates]}
-        finished = st.phase == "over"
-        final = None
-        if finished:
-            r = results(st)
-            final = {"ranking": r["ranking"], "winner": r["winner"], "tie_break": r["tie_break"], "players": r["players"]}
-        years = sorted(by_year)
         return {
-            "format": FORMAT, "game_id": self.game_id, "seq": self.last_seq, "game": "wendake",
-            "year": st.year, "years": tr.ed.years, "phase": st.phase, "pairs": [list(p) for p in st.pairs],
-            "turn_order": list(st.turn_order), "current": st.current,
-            "current_name": None if st.current is None else st.players[st.current].name,
-            "players": players, "leader": proj["winner"] if any_points else None,
-            "alerts": alerts, "confirmation": confirmation, "moves": entries, "finished": finished, "results": final,
-            "score_by_year": {"years": years, "players": [{"name": pl.name, "colour": pl.colour,
-                                                           "totals": [by_year[y][i] for y in years]}
-                                                          for i, pl in enumerate(st.players)]},
+            "format": FORMAT, "game_id": self.game_id, "seq": self.last_seq, "game": self.game.name, **part,
+            "alerts": alerts, "confirmation": confirmation, "moves": entries, "finished": self.game.is_over(st),
             "log_status": {"ok": self.log.status["ok"], "message": self.log.status["message"]},
         }
 
     def close(self) -> None:
         self.log.close()
 
-
-def _totals(state: State) -> list[int]:
-    return [score_player(p.tracks, [], state.pairs, p.swap_tokens)["total"] for p in state.players]

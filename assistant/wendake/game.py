@@ -9,15 +9,14 @@ from __future__ import annotations
 import random
 
 from assistant.wendake import moves as M
-from assistant.wendake import rules
+from assistant.wendake import rules, setup_options, tablet
 from assistant.wendake.describe import describe
 from assistant.wendake.edition import load_edition
 from assistant.wendake.edits import apply_edit, conceal
 from assistant.wendake.generate import legal_moves, random_move
 from assistant.wendake.observer import expected_readings, region_kind
-from assistant.wendake.schema import validate_state
-from assistant.wendake import setup_options, tablet
 from assistant.wendake.referee import GhostReferee
+from assistant.wendake.schema import validate_state
 from assistant.wendake.state import State
 
 
@@ -96,6 +95,9 @@ class Wendake:
 
     def parse_setup(self, body: dict) -> dict:
         return setup_options.parse_setup(body)
+
+    def setup_record(self, state: State) -> dict:
+        return setup_options.setup_record(state)
 
 
 GAME = Wendake()

@@ -3,7 +3,8 @@
 - :func:`setup_options` -> the choices the wizard offers (player counts, colours, tribes, track pairings, boards);
 - :func:`parse_setup` (the wizard's JSON form) -> the options ``GameSession.create`` passes to ``GAME.new_state``,
   ``UserError`` with one line for bad input;
-- :func:`new_state` builds the initial state from those options (W-SET; the solo game, W-SOLO-1..6).
+- :func:`new_state` builds the initial state from those options (W-SET; the solo game, W-SOLO-1..6);
+- :func:`setup_record` -> the set-up as the game log keeps it beside the initial state.
 """
 
 from __future__ import annotations
@@ -107,3 +108,10 @@ def new_state(players, seed: int | None = None, colours=None, pairs=None, turn_o
                         turn_order=turn_order, options=opts, tribes=list(tribes) if tribes is not None else None, **more)
     except (ValueError, KeyError) as exc:
         raise UserError(f"cannot set up this game: {exc}") from None
+
+
+def setup_record(state: State) -> dict:
+    """The set-up as the game log keeps it beside the initial state: the players' ``players`` (names, in seat
+    order, the Ghost's too), ``colours`` and ``tribes``, and the ``solo`` difficulty (None for a game of 2-4)."""
+    return {"players": [p.name for p in state.players], "colours": [p.colour for p in state.players],
+            "tribes": [p.tribe for p in state.players], "solo": state.solo.difficulty if state.solo else None}

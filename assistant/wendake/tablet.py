@@ -25,9 +25,8 @@ import re
 
 from assistant.errors import UserError
 from assistant.table.observation import split_key
-from assistant.wendake import ghost
+from assistant.wendake import ghost, rules
 from assistant.wendake import moves as M
-from assistant.wendake import rules
 from assistant.wendake.describe import describe
 from assistant.wendake.edition import load_edition
 from assistant.wendake.edits import apply_edit
