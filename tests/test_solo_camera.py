@@ -15,6 +15,7 @@ from assistant.wendake.edits import conceal
 from assistant.wendake import ghost, rules
 from assistant.wendake import moves as M
 from assistant.wendake.generate import random_move
+from assistant.wendake.scoring import solo_score
 from assistant.wendake.state import Turn
 from assistant.wendake.observer import expected_readings, map_board, village_board
 from wendake_helpers import ED
@@ -126,7 +127,7 @@ def test_whole_solo_game_driven_by_observations(seed):
         seen["with EndTurn"] += bool(step.prefix)
     assert seen["GhostCard"] == ED.years and seen["GhostAction"] == 3 * ED.years and seen["GhostRestore"] == ED.years - 1
     assert seen["with EndTurn"] > 0 and wrong_done == 3
-    res = ghost.result(state, ED)
+    res = solo_score(state, ED)
     assert res["final"] and res["ghost_total"] == sum(state.players[1].tracks[t] for t in state.solo.score_tracks)
 
 

@@ -30,6 +30,7 @@ from assistant.wendake import rules
 from assistant.wendake.edition import load_edition
 from assistant.wendake.generate import play_random_game
 from assistant.wendake.setup import new_game
+from assistant.wendake.state import PendingAction
 from assistant.wendake.observer import PROGRESS_REGION, expected_readings, is_score_key, map_board, village_board
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
@@ -1557,7 +1558,7 @@ def _mask_ceremony_with(rule: str):
         st.mask_deck.append(bears[1])
         move = M.MaskCeremony("deck", use=(tile,), space="S3", cards=tuple(bears[:2]), phantom="bear")
     st.turn.placed = "tile"
-    st.turn.pending = [rules.PendingAction("mask", 0, "tile")]
+    st.turn.pending = [PendingAction("mask", 0, "tile")]
     return st, move
 
 
@@ -1593,7 +1594,7 @@ def test_extra_exchange_used_with_no_exchange_shows_as_its_tile_turned_face_down
     tile = next(t.id for t in load_edition().progress.values() if t.rule == "W-PRG-L1-8")
     st = _turn_start_owning(tile)
     st.turn.placed = "tile"
-    st.turn.pending = [rules.PendingAction("trade", 0, "tile")]
+    st.turn.pending = [PendingAction("trade", 0, "tile")]
     truth = st.copy()
     rules.apply(truth, M.Trade(use=(tile,)))
     tracker = Tracker(conceal(st))

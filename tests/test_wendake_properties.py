@@ -11,6 +11,7 @@ from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.edition import load_edition
 from assistant.wendake.generate import legal_moves, random_move
+from assistant.wendake.scoring import solo_score
 from assistant.wendake.setup import new_game
 from assistant.wendake.state import NATIVES, RESOURCES, TRACKS, Options
 from wendake_helpers import open_action
@@ -107,7 +108,7 @@ def test_random_solo_games_keep_invariants(seed):
         rules.apply(s, move)
         assert_invariants(s)
         assert s.players[0].sages + len(s.players[0].markers) == 3  # W-SOLO-7: 3 markers, no reservation
-    res = ghost.result(s)
+    res = solo_score(s)
     assert res["final"] and len(res["objectives"]) == 3
 
 

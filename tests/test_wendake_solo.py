@@ -5,7 +5,8 @@ import sys
 
 from assistant.wendake import ghost, rules
 from assistant.wendake import moves as M
-from assistant.wendake.state import Options
+from assistant.wendake.scoring import objective_met, solo_score
+from assistant.wendake.state import Options, PendingAction, Turn
 from wendake_helpers import ED, rules_of
 
 
@@ -157,7 +158,7 @@ def test_injured_ghost_natives_go_back_to_its_home():
     s.territories["T01"].guards[1] = 1
     s.territories["H2"].guards[1] -= 1
     s.turn.placed = "tile"
-    s.turn.pending = [rules.PendingAction("move", 1, "tile")]
+    s.turn.pending = [PendingAction("move", 1, "tile")]
     rules.apply(s, M.Move((M.Step("H1", "T01", "attack_guard", target=1),)))
     assert s.home_counts(1)["warrior"] == 7 and sum(s.players[1].long_house.values()) == 0  # W-SOLO-7
 
@@ -181,7 +182,7 @@ def test_instruction_and_check_observed():
     s = solo()
     reveal(s)
     s.current = 1
-    s.turn = rules.Turn(1)
+    s.turn = Turn(1)
     ins = ghost.instruction(s, ED)
     assert ins["move"] == M.GhostAction() and ins["text"]
     assert ghost.check_observed(s, ins["expected"], ED) == []
@@ -192,15 +193,15 @@ def test_objectives_and_result_by_difficulty():
     s = solo()
     s.solo.cards = ["A", "C", "E"]
     for oid in ED.objectives:
-        ghost.objective_met(s, oid, s.players[0].tracks, ED)  # each objective is computable (W-SOLO-14)
-    assert ghost.objective_met(s, "long_house_4", {}, ED) is False  # 6 natives in the Long House at the start
+        objective_met(s, oid, s.players[0].tracks, ED)  # each objective is computable (W-SOLO-14)
+    assert objective_met(s, "long_house_4", {}, ED) is False  # 6 natives in the Long House at the start
     s.players[0].long_house = {"warrior": 0, "woman": 0, "hunter": 0}
     s.territories["H1"].guards[0] += 2
-    assert ghost.objective_met(s, "long_house_4", {}, ED)
-    assert ghost.objective_met(s, "ghost_outside_5", {}, ED)
+    assert objective_met(s, "long_house_4", {}, ED)
+    assert objective_met(s, "ghost_outside_5", {}, ED)
     for diff, each in (("easy", 3), ("medium", 2), ("hard", 1)):
         s.solo.difficulty = diff
-        r = ghost.result(s, ED)
+        r = solo_score(s, ED)
         assert all(o["points"] in (0, each) for o in r["objectives"])  # W-SOLO-12
         assert r["win"] == (r["total"] > r["ghost_total"])
 
@@ -216,7 +217,7 @@ def test_check_observed_compares_score_disks_mask_disks_and_ghost_disks():
     s = solo()
     ghost_turn(s, {"kind": "climb"})  # put the Ghost on turn with a year card
     s.solo.progress_level = 1
-    s.turn = rules.Turn(1)
+    s.turn = Turn(1)
     ins = ghost.instruction(s, ED)
     expected = ins["expected"]
     assert ghost.check_observed(s, expected, ED) == []
@@ -238,7 +239,7 @@ def test_scoring_results_handles_the_solo_game():
     s = solo()
     s.solo.cards = ["A", "C", "E"]
     r = results(s)
-    mine = ghost.result(s, ED)
+    mine = solo_score(s, ED)
     me, gh = r["players"]
     assert me["total"] == mine["total"] and gh["total"] == mine["ghost_total"] and gh["ghost"]
     assert gh["total"] == sum(s.players[1].tracks[t] for t in s.solo.score_tracks)

@@ -5,6 +5,7 @@ import pytest
 from assistant.wendake import rules
 from assistant.wendake.setup import new_game
 from assistant.wendake.state import Options
+from assistant.wendake.turns import start_restore
 from wendake_helpers import ED, M, NAMES, PAUL, RINGO, give_turn, home, infected_card, on_deck, open_action, play, put_guard, put_pa, rules_of
 
 
@@ -132,7 +133,7 @@ def test_ottawa_fire_tile_stays_but_others_flip_at_restore():
         s = new_game(NAMES[:2], seed=0, turn_order=[0, 1], tribes=[tribe, None])
         s.players[RINGO].markers = [4]  # the Sacred Fire tile in the centre held a marker this year
         s.turn_order_track = [0, 1]
-        rules._start_restore(s, ED)
+        start_restore(s, ED)
         fire = next(g for g in s.players[RINGO].grid if g is not None and g.tile == ED.fire_tile)
         assert fire.side == side  # W-TRB-7, W-RES-2
 

@@ -56,6 +56,7 @@ from assistant.table.events import (
     AlertCleared, Correction, Event, IllegalMove, MoveRecognized, NeedsConfirmation, ScoreMismatch, TableOutOfSync,
 )
 from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Observation, split_key, split_reading_key
+from assistant.wendake import board
 from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.describe import describe
@@ -1222,7 +1223,7 @@ class Tracker:
         kind = M.KIND_OF_MOVE.get(type(move))
         if kind is None:
             return 0
-        idx = rules._pending_index(t, kind)
+        idx = board.pending_index(t, kind)
         return 0 if idx is None else idx - t.cursor
 
     def _candidates(self, node: _Node, items):
@@ -1397,7 +1398,7 @@ class Tracker:
     # ---- Move candidates from the map difference --------------------------------------------------------------
     def _move_candidates(self, node: _Node, items) -> list:
         st = node.state
-        idx = rules._pending_index(st.turn, "move")
+        idx = board.pending_index(st.turn, "move")
         if idx is None:
             return []
         return [M.Move(steps) for steps in self._step_search(st, st.turn.pending[idx].n, items, M.Move)]
@@ -2279,7 +2280,7 @@ class Tracker:
                 viol = rules.check(s, mv, self.ed)
                 if viol and viol[0].rule == "W-TURN-1":
                     more: list = []
-                    rules._resolve_steps(rules._View(s, scratch=True), p, mv.steps, 99, more, self.ed)
+                    board.resolve_steps(board.MoveScope(s, scratch=True), p, mv.steps, 99, more, self.ed)
                     viol = more + viol
                 if viol:
                     return mv, viol[0], p

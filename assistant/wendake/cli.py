@@ -93,6 +93,7 @@ def _solo(args) -> int:
     from assistant.wendake import ghost, rules
     from assistant.wendake.edition import load_edition
     from assistant.wendake.generate import random_move
+    from assistant.wendake.scoring import solo_score
     from assistant.wendake.state import options_in_force
 
     ed = load_edition()
@@ -115,7 +116,7 @@ def _solo(args) -> int:
         else:
             player_moves += 1
         rules.apply(state, move, ed)
-    res = ghost.result(state, ed)
+    res = solo_score(state, ed)
     print(f"\n{me.name} played {player_moves} moves. Score {res['score']['total']} ("
           + ", ".join(f"{p['tracks'][0]}/{p['tracks'][1]} {p['counted']}" for p in res["score"]["pairs"])
           + f", swap tokens {res['score']['swap_tokens']})")

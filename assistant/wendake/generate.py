@@ -16,9 +16,11 @@ import random
 from collections import Counter
 from itertools import combinations_with_replacement, permutations
 
+from assistant.wendake import board, ghost, progress, rules
 from assistant.wendake import moves as M
-from assistant.wendake import rules
+from assistant.wendake.board import unaccounted_cards
 from assistant.wendake.edition import Edition, load_edition
+from assistant.wendake.setup import new_game
 from assistant.wendake.state import ANIMALS, NATIVES, PA_NATIVE, RESOURCES, TRACKS, VEGETABLES, State, slot_of
 
 
@@ -34,7 +36,6 @@ def legal_moves(state: State, rng: random.Random | None = None, samples: int = 6
     if state.phase == "over":
         return []
     if state.solo is not None:
-        from assistant.wendake import ghost
         forced = ghost.forced_move(state, ed)
         if forced is not None:
             return [forced]
@@ -73,7 +74,6 @@ def legal_moves(state: State, rng: random.Random | None = None, samples: int = 6
 
 def _face_up(state: State, p: int, rule_ids, ed: Edition) -> dict[str, str]:
     """p's face-up tiles (W-PRG-3) whose ability is one of ``rule_ids``: rule ID -> tile (the first copy)."""
-    from assistant.wendake import progress
     player = state.players[p]
     out = {}
     for t in dict.fromkeys(player.progress):
@@ -93,7 +93,6 @@ def _use_sets(tiles: list[str]) -> list[tuple]:
 
 def _transfers_as_guard(state: State, p: int, ed: Edition) -> list:
     """W-PRG-L2-2 / W-XFER-5: each outpost stood up as a guard in its own territory."""
-    from assistant.wendake import progress
     if progress.TRANSFER_AS_GUARD not in _face_up(state, p, {progress.TRANSFER_AS_GUARD}, ed):
         return []
     return [M.Transfer(tid, i, replace=r, as_guard=True) for tid, t in state.territories.items()
@@ -103,7 +102,6 @@ def _transfers_as_guard(state: State, p: int, ed: Edition) -> list:
 
 def _triggered_variants(state: State, p: int, action, rng, samples: int, ed: Edition) -> list:
     """The action's moves that flip the player's triggered-ability tiles (W-PRG-3, spec W-PRG-L1..L3)."""
-    from assistant.wendake import progress
     kind = action.kind
     if kind == "military":
         tiles = list(_face_up(state, p, progress.TRIGGERED["military"], ed).values())
@@ -145,7 +143,7 @@ def ritual_bonus_steps(state: State, p: int, natives, rng, ed: Edition) -> tuple
     """W-PRG-L1-4: one random step of 1 warrior after the Ritual has brought ``natives`` home."""
     trial = state.copy()
     for kind in natives:
-        rules._return_home(trial, p, kind)
+        board.return_home(trial, p, kind)
     return random_move_action(trial, p, 1, rng, ed).steps[:1]
 
 
@@ -179,7 +177,7 @@ def _sim_draw(state: State, piles, source: str, ed: Edition, rng, drawn: list):
     else:
         pool = [c for c in unaccounted_cards(state, ed) if c not in drawn]
         card = given = rng.choice(pool) if pool else None
-    rules._mask_draw(piles, source, given, None)
+    board.draw_mask(piles, source, given, None)
     return card, given
 
 
@@ -190,7 +188,6 @@ def random_mask_ceremony(state: State, p: int, rng, ed: Edition, use_prob: float
     """A legal Mask Ceremony (W-ACT-9) that flips each of p's face-up Mask tiles with probability ``use_prob``:
     Recall (L2-5) first, Draw two and discard (L1-5), an occupied space (L1-6), a Wild card (L2-6), a Phantom
     card (L3-6), +1 mask point (L3-5). None when there is nothing to draw."""
-    from assistant.wendake import progress
     player = state.players[p]
     have = _face_up(state, p, progress.TRIGGERED["mask"], ed)
     uses = {r: t for r, t in have.items() if rng.random() < use_prob}
@@ -203,7 +200,7 @@ def random_mask_ceremony(state: State, p: int, rng, ed: Edition, use_prob: float
             hand += [recall] if recall else []
         else:
             hand += played
-    piles = rules._Piles(state)
+    piles = board.MaskPiles(state)
     drawn: list = []
     sources = [src for src, pile in (("deck", piles.mask_deck), ("discard", piles.mask_discard)) if pile]
     if not sources:
@@ -338,18 +335,10 @@ def _product(options):
 def _eligible_turtles(state: State, p: int, category: str, ed: Edition) -> list[str]:
     player = state.players[p]
     owned = {t["type"] for t in player.turtles}
-    have = rules._turtle_count(state, p, category)
+    have = board.turtle_count(state, p, category)
     return [tid for tid, spec in ed.turtle_types.items()
             if spec["category"] == category and tid not in owned and have >= rules.turtle_threshold(player, spec)
             and state.turtle_stacks[tid]]
-
-
-def unaccounted_cards(state: State, ed: Edition) -> list[str]:
-    """Mask cards whose place is not known: they must be among the face-down unknown cards."""
-    known = Counter(c for c in state.mask_deck + state.mask_discard if c is not None)
-    for pl in state.players:
-        known.update(c for c in pl.hand + pl.played if c is not None)
-    return [c for c in ed.mask_cards if not known[c]]
 
 
 def next_card(state: State, pile: list, ed: Edition, rng: random.Random | None = None):
@@ -365,7 +354,7 @@ def next_card(state: State, pile: list, ed: Edition, rng: random.Random | None =
 
 def _mask_moves(state: State, p: int, ed: Edition) -> list:
     out = []
-    # Every draw reshuffles an emptied deck at once (rules._refill_deck_if_empty), so an empty pile is unusable.
+    # Every draw reshuffles an emptied deck at once (board.refill_deck_if_empty), so an empty pile is unusable.
     for source, pile in (("deck", state.mask_deck), ("discard", state.mask_discard)):
         if not pile:
             continue
@@ -412,7 +401,7 @@ def _restore_moves(state: State) -> list:
 # ---- the random player -------------------------------------------------------------------------------------
 def random_move_action(state: State, p: int, n: int, rng: random.Random, ed: Edition) -> M.Move:
     """A random legal Move of up to ``n`` steps, built step by step on a scratch view of the map."""
-    view = rules._View(state, scratch=True)
+    view = board.MoveScope(state, scratch=True)
     topo = ed.map_for(state.n)
     steps = []
     extra = state.options.attack_on_entry_extra_step
@@ -447,7 +436,7 @@ def random_move_action(state: State, p: int, n: int, rng: random.Random, ed: Edi
         cost = 2 if (extra and step.place.startswith("attack") and step.to != step.frm) else 1
         if cost > budget:
             break
-        rules._resolve_steps(view, p, (step,), cost, [], ed)
+        board.resolve_steps(view, p, (step,), cost, [], ed)
         steps.append(step)
         budget -= cost
     return M.Move(tuple(steps))
@@ -455,7 +444,6 @@ def random_move_action(state: State, p: int, n: int, rng: random.Random, ed: Edi
 
 def random_trade(state: State, p: int, rng: random.Random, ed: Edition) -> M.Trade:
     """A Trade that exchanges towards a random progress tile, buys it if it can, then maybe buys points."""
-    from assistant.wendake import progress
     player = state.players[p]
     res = dict(player.resources)
     canoes = state.canoes_in_play(p)
@@ -552,7 +540,6 @@ def random_move(state: State, rng: random.Random, edition: Edition | None = None
     """One legal move for the player to decide, chosen the way a casual player might."""
     ed = edition or load_edition()
     if state.solo is not None:
-        from assistant.wendake import ghost
         forced = ghost.forced_move(state, ed)
         if forced is not None:
             return forced
@@ -603,7 +590,6 @@ def _random_action(state: State, p: int, action, rng, ed: Edition):
                 claims.append(rng.choice(eligible))
         return M.Military(tuple(claims), _triggered(state, p, "military", rng, ed))
     if kind == "mask":
-        from assistant.wendake import progress
         if _face_up(state, p, progress.TRIGGERED["mask"], ed):
             return random_mask_ceremony(state, p, rng, ed)
         options = _mask_moves(state, p, ed)
@@ -618,7 +604,6 @@ def _random_action(state: State, p: int, action, rng, ed: Edition):
         move = rng.choice(options)
         use = _triggered(state, p, "ritual", rng, ed)
         natives = move.natives
-        from assistant.wendake import progress
         if any(progress.rule_of(ed, t) == "W-PRG-L3-3" for t in use):
             left = Counter(state.players[p].long_house) - Counter(natives)
             spare = [k for k in NATIVES if left[k] > 0]
@@ -634,7 +619,6 @@ def _random_action(state: State, p: int, action, rng, ed: Edition):
 
 def _triggered(state: State, p: int, action: str, rng, ed: Edition, only=None) -> tuple:
     """Some of p's face-up tiles that trigger in ``action`` (each with probability 0.7)."""
-    from assistant.wendake import progress
     player = state.players[p]
     out = []
     for t in dict.fromkeys(player.progress):
@@ -647,7 +631,6 @@ def _triggered(state: State, p: int, action: str, rng, ed: Edition, only=None) -
 
 def random_use_progress(state: State, p: int, rng: random.Random, ed: Edition):
     """A legal UseProgress for one of p's face-up "any time" tiles, or None (W-PRG-3)."""
-    from assistant.wendake import progress
     player = state.players[p]
     tiles = [t for t in dict.fromkeys(player.progress)
              if progress.available(player, t) and progress.rule_of(ed, t) in progress.ANYTIME]
@@ -721,8 +704,6 @@ def play_random_game(players=("Ringo", "Paul", "John", "George"), seed: int = 0,
                      on_move=None, edition: Edition | None = None, deal_tribes: bool = False, options=None):
     """Set up and play a whole game with the random player; returns (final state, moves played).
     ``deal_tribes`` deals the tribe cards' front sides (W-SET-7 b)."""
-    from assistant.wendake.setup import new_game
-
     ed = edition or load_edition()
     rng = random.Random(seed)
     state = new_game(list(players), seed=seed, edition=ed, deal_tribes=deal_tribes, options=options)

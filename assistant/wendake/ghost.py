@@ -9,8 +9,8 @@ like a player's, so the tracker can check them against what the camera sees:
 
 API for the tracker and tablet: ``forced_move(state)`` is the Ghost move due now (None when the player is to
 move); ``instruction(state)`` says in words what to do on the table; ``check_observed(state, observed)`` lists
-the differences between an observed state and the one the instruction leads to; ``result(state)`` scores the
-end (W-SOLO-12, W-SOLO-14). The Ghost cards are edition data (``data/ghost.json``; W-NIT-10 placeholder).
+the differences between an observed state and the one the instruction leads to; ``scoring.solo_score(state)``
+scores the end (W-SOLO-12, W-SOLO-14). The Ghost cards are edition data (``data/ghost.json``; W-NIT-10 placeholder).
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ import random
 from dataclasses import dataclass
 
 from assistant.errors import UserError
+from assistant.wendake import board
 from assistant.wendake import moves as M
-from assistant.wendake import rules as R
 from assistant.wendake.edition import Edition, load_edition
 from assistant.wendake.setup import PlayerSetup, new_game
 from assistant.wendake.state import PA_NATIVE, TRACKS, Options, SoloState, State, Turn
+from assistant.wendake.turns import next_turn, restore_step_done
 
 DIFFICULTIES = ("easy", "medium", "hard")
 GHOST_NAME = "Ghost"
@@ -92,34 +93,34 @@ def gate(state: State, move, ed: Edition):
     v: list = []
     if isinstance(move, M.GhostCard):
         if state.phase != "actions" or not solo.awaiting_card:
-            return [R.Violation("W-SOLO-8", "the Ghost's mask card is revealed only at the start of a year, once.")]
+            return [board.Violation("W-SOLO-8", "the Ghost's mask card is revealed only at the start of a year, once.")]
         if not state.mask_deck and not state.mask_discard:
-            return [R.Violation("W-SOLO-8", "no mask card is left to reveal.")]
+            return [board.Violation("W-SOLO-8", "no mask card is left to reveal.")]
         top = state.mask_deck[-1] if state.mask_deck else None
         if move.card is not None and move.card not in ed.mask_cards:
-            v.append(R.Violation("W-SOLO-8", f"{move.card!r} is not a mask card."))
+            v.append(board.Violation("W-SOLO-8", f"{move.card!r} is not a mask card."))
         elif top is not None and move.card not in (None, top):
-            v.append(R.Violation("W-SOLO-8", f"the top card of the deck is {top}, not {move.card}."))
+            v.append(board.Violation("W-SOLO-8", f"the top card of the deck is {top}, not {move.card}."))
         elif top is None and move.card is None:
-            v.append(R.Violation("W-SOLO-8", "name the mask card revealed for the Ghost (card)."))
+            v.append(board.Violation("W-SOLO-8", "name the mask card revealed for the Ghost (card)."))
         return v
     if state.phase == "actions" and solo.awaiting_card:
-        return [R.Violation("W-SOLO-8", "a new year starts with the Ghost's mask card: reveal it first (GhostCard).")]
+        return [board.Violation("W-SOLO-8", "a new year starts with the Ghost's mask card: reveal it first (GhostCard).")]
     if isinstance(move, M.GhostAction):
         if state.phase != "actions" or state.current != solo.ghost:
-            return [R.Violation("W-SOLO-9", "it is not the Ghost's turn.")]
+            return [board.Violation("W-SOLO-9", "it is not the Ghost's turn.")]
         if move.track is not None and move.track not in solo.score_tracks:
-            v.append(R.Violation("W-SOLO-10", f"the Ghost scores only on its tracks {', '.join(solo.score_tracks)}."))
+            v.append(board.Violation("W-SOLO-10", f"the Ghost scores only on its tracks {', '.join(solo.score_tracks)}."))
         return v
     if isinstance(move, M.GhostRestore):
         if state.phase != "restore" or state.current != solo.ghost:
-            return [R.Violation("W-SOLO-11", "the Ghost removes its advanced tile only in its place of the restore.")]
+            return [board.Violation("W-SOLO-11", "the Ghost removes its advanced tile only in its place of the restore.")]
         if state.advanced_pile and state.advanced_pile[-1] is not None and move.refill not in (None, state.advanced_pile[-1]):
-            v.append(R.Violation("W-RES-4", f"the display is refilled from the top of the pile, which is {state.advanced_pile[-1]}."))
+            v.append(board.Violation("W-RES-4", f"the display is refilled from the top of the pile, which is {state.advanced_pile[-1]}."))
         return v
     if state.current == solo.ghost:
         what = "GhostRestore" if state.phase == "restore" else "GhostAction"
-        return [R.Violation("W-SOLO-9", f"it is the Ghost's turn ({what}): {instruction(state, ed)['text']}")]
+        return [board.Violation("W-SOLO-9", f"it is the Ghost's turn ({what}): {instruction(state, ed)['text']}")]
     return None
 
 
@@ -132,8 +133,7 @@ def forced_move(state: State, ed: Edition | None = None):
         top = state.mask_deck[-1] if state.mask_deck else None
         if top is not None:
             return M.GhostCard()
-        from assistant.wendake.generate import unaccounted_cards
-        pool = unaccounted_cards(state, ed or load_edition())
+        pool = board.unaccounted_cards(state, ed or load_edition())
         return M.GhostCard(pool[0] if pool else None)
     if state.current == solo.ghost:
         return M.GhostRestore() if state.phase == "restore" else M.GhostAction()
@@ -154,9 +154,9 @@ def apply(state: State, move, ed: Edition) -> list[str]:
     """Apply a Ghost move; returns the instructions for the table, one line per physical change."""
     solo = state.solo
     if isinstance(move, M.GhostCard):
-        R._refill_deck_if_empty(state)
-        card = R._draw(state.mask_deck, move.card)
-        R._refill_deck_if_empty(state)
+        board.refill_deck_if_empty(state)
+        card = board.draw(state.mask_deck, move.card)
+        board.refill_deck_if_empty(state)
         slot = next(i for i, u in enumerate(solo.under) if not u)
         solo.under[slot].append(card)
         solo.year_card, solo.year_slot = card, slot
@@ -172,7 +172,7 @@ def apply(state: State, move, ed: Edition) -> list[str]:
         lines += _perform(state, act, move.track, ed)
         solo.actions_done += 1
         state.players[solo.ghost].sages -= 1
-        R._next_turn(state, ed)
+        next_turn(state, ed)
         return lines
     if isinstance(move, M.GhostRestore):
         out = []
@@ -181,7 +181,7 @@ def apply(state: State, move, ed: Edition) -> list[str]:
             tile = state.display[i]
             solo.removed.append(tile)
             if state.advanced_pile:  # refill the gap as for a normal take (W-NIT-25)
-                state.display[i] = R._draw(state.advanced_pile, move.refill)
+                state.display[i] = board.draw(state.advanced_pile, move.refill)
                 out.append(f"Remove advanced tile {tile} (above the Ghost's disk) from the game; put {state.display[i]} from the pile in its place.")
             else:
                 state.display.pop(i)
@@ -190,7 +190,7 @@ def apply(state: State, move, ed: Edition) -> list[str]:
             out.append("No advanced tile lies above the Ghost's disk; nothing is removed.")
         solo.advanced_disk += 1
         out.append("Move the Ghost's disk one tile to the right.")
-        R.restore_step_done(state, ed)
+        restore_step_done(state, ed)
         return out
     raise ValueError(f"not a Ghost move: {move!r}")
 
@@ -221,7 +221,7 @@ def _perform(state: State, act: dict, track: str | None, ed: Edition) -> list[st
         pick = track or (a if tracks[a] <= tracks[b] else b)
         if tracks[pick] >= ed.cap:
             pick = b if pick == a else a
-        R._add_points(state, g, pick, 1, ed.cap)
+        board.add_points(state, g, pick, 1, ed.cap)
         return [f"Score: move the Ghost's {pick} disk forward 1 (to {tracks[pick]})."]
     if kind == "place":
         return _place(state, act["native"], ed)
@@ -278,7 +278,7 @@ def _attack(state: State, t, i: int, native: str, stack, where: str, colour: str
     owner = pa.owner
     name = state.players[owner].name
     name = "your" if name == "You" else f"{name}'s"
-    view = R._View(state, scratch=False)
+    view = board.MoveScope(state, scratch=False)
     if t.guards[owner] > 0:
         black = view.black_guard(owner, t.id) and t.guards[owner] == 1
         t.guards[owner] -= 1
@@ -295,26 +295,6 @@ def _attack(state: State, t, i: int, native: str, stack, where: str, colour: str
     pa.owner, pa.native, pa.count = g, native, 1
     return [f"The Ghost attacks on {where}: {name} {native} in productive area {i} is injured; put it grey side up in "
             f"{name} Long House and a Ghost ({colour}) {native} from its Home in its place."]
-
-
-def end_of_year(state: State, ed: Edition) -> None:
-    """W-SOLO-11 2.C (the Ghost's mask disk moves on) and 2.E (markers back, the year's mask card turned face
-    down, or in years 3 and 6 all of them to the bottom of the discard pile; the turn-order markers swap)."""
-    solo = state.solo
-    gp = state.players[solo.ghost]
-    spaces = list(ed.mask_spaces)
-    solo.mask_index += 1
-    gp.mask_space = spaces[solo.mask_index] if solo.mask_index < len(spaces) else None
-    gp.sages = 3
-    if state.year in (3, 6):
-        cards = [c for u in solo.under for c in u]
-        state.mask_discard[0:0] = cards
-        solo.under = [[], [], []]
-    solo.year_card = None
-    solo.awaiting_card = True
-    solo.actions_done = 0
-    state.turn_order = state.turn_order[::-1]
-    state.turn_order_track = state.turn_order[:]
 
 
 # ---- the API for the tracker and tablet --------------------------------------------------------------------------
@@ -383,52 +363,3 @@ def check_observed(state: State, observed: State, ed: Edition | None = None) -> 
     if exp.display != observed.display:
         out.append(f"the advanced display should be {exp.display}, {observed.display} seen.")
     return out
-
-
-# ---- the end: objectives and the result -------------------------------------------------------------------------
-def objective_met(state: State, objective: str, final_tracks: dict, ed: Edition, p: int = 0) -> bool:
-    """W-SOLO-14: each objective, checked at the end of the game."""
-    player = state.players[p]
-    g = state.solo.ghost
-    if objective == "long_house_4":
-        return sum(player.long_house.values()) <= 4
-    if objective == "all_turtles":
-        return {t["type"] for t in player.turtles} >= set(ed.turtle_types)
-    if objective == "track_25":
-        return any(v >= ed.cap for v in final_tracks.values())
-    if objective == "progress_6":
-        return len(player.progress) >= 6
-    if objective == "majorities_4":
-        return R.majorities(state, p, ed) >= 4
-    if objective == "pas_8":
-        return state.occupied_pas(p, "woman") + state.occupied_pas(p, "hunter") >= 8
-    if objective == "ghost_outside_5":
-        home = state.players[g].home
-        outside = sum(t.guards[g] + sum(pa.count for pa in t.pas if pa.owner == g)
-                      for tid, t in state.territories.items() if tid != home)
-        return outside <= 5
-    if objective == "masks_6":
-        return len(player.hand) + len(player.played) >= 6
-    raise UserError(f"ghost.json: unknown objective {objective!r}; known: {', '.join(ed.objectives)}.")
-
-
-def result(state: State, ed: Edition | None = None) -> dict:
-    """W-SOLO-12: the player's normal score plus the objectives by difficulty, against the Ghost's total."""
-    from assistant.wendake.scoring import engine_turtles, score_player
-
-    ed = ed or load_edition()
-    solo = state.solo
-    me = state.players[0]
-    score = score_player(me.tracks, engine_turtles(me), state.pairs, me.swap_tokens, ed.cap)
-    final_tracks = {k: v["final"] for k, v in score["tracks"].items()}
-    each = ed.objective_points[solo.difficulty]
-    objectives = []
-    for side in solo.cards:
-        oid = ed.ghost_sides[side]["objective"]
-        met = objective_met(state, oid, final_tracks, ed)
-        objectives.append({"card": side, "objective": oid, "text": ed.objectives[oid], "met": met, "points": each if met else 0})
-    total = score["total"] + sum(o["points"] for o in objectives)
-    ghost_total = sum(state.players[solo.ghost].tracks[t] for t in solo.score_tracks)
-    return {"final": state.phase == "over", "difficulty": solo.difficulty, "score": score, "objectives": objectives,
-            "total": total, "ghost_total": ghost_total, "win": total > ghost_total,
-            "placeholder_cards": ed.ghost_placeholder}

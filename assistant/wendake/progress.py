@@ -5,8 +5,8 @@ renumber tiles. Abilities come in three timings (W-PRG-3):
 
 * **any time on your turn** (``ANYTIME``): the ``UseProgress`` move, checked and applied here;
 * **triggered inside an action** (``TRIGGERED``): named in the action move's ``use`` field (Military, Mask
-  Ceremony, Ritual, Trade), or on a ``Purchase`` (discounts) or a ``Transfer`` (``as_guard``); ``rules.py``
-  applies their effect where the action is resolved and calls ``check_uses`` here for the common conditions;
+  Ceremony, Ritual, Trade), or on a ``Purchase`` (discounts) or a ``Transfer`` (``as_guard``); the move
+  families in ``rules`` apply their effect where the action is resolved and calls ``check_uses`` here for the common conditions;
 * **on purchase**: the Alliance tiles' flag (``gain_flag``).
 
 Every use turns the tile face down (``progress_used``) until restore step 2.D (W-RES-7): once per year.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from assistant.wendake import rules as R
+from assistant.wendake import board
 from assistant.wendake.state import ANIMALS, NATIVES, RESOURCES, TRACKS, VEGETABLES, slot_index
 
 # The "any time on your turn" abilities.
@@ -57,13 +57,13 @@ def check_uses(player, tiles, action: str, ed, v: list) -> set[str]:
     for tile, k in Counter(tiles).items():
         rule = rule_of(ed, tile)
         if rule is None:
-            v.append(R.Violation("W-PRG-3", f"{tile!r} is not a progress tile."))
+            v.append(board.Violation("W-PRG-3", f"{tile!r} is not a progress tile."))
             continue
         if rule not in TRIGGERED.get(action, ()):
-            v.append(R.Violation(rule, f"{ed.progress[tile].name} ({tile}) is not used during {action}."))
+            v.append(board.Violation(rule, f"{ed.progress[tile].name} ({tile}) is not used during {action}."))
             continue
         if player.progress.count(tile) - player.progress_used.count(tile) < k:
-            v.append(R.Violation("W-PRG-3", f"{ed.progress[tile].name} ({tile}) is not yours, or is already face down this year; each tile is used once per year."))
+            v.append(board.Violation("W-PRG-3", f"{ed.progress[tile].name} ({tile}) is not yours, or is already face down this year; each tile is used once per year."))
             continue
         rules_used.add(rule)
     return rules_used
@@ -125,77 +125,77 @@ def check_use_progress(state, p: int, move, v: list, ed) -> None:
     player = state.players[p]
     rule = rule_of(ed, move.tile)
     if rule is None:
-        v.append(R.Violation("W-PRG-3", f"{move.tile!r} is not a progress tile."))
+        v.append(board.Violation("W-PRG-3", f"{move.tile!r} is not a progress tile."))
         return
     name = f"{ed.progress[move.tile].name} ({move.tile})"
     if rule not in ANYTIME:
-        v.append(R.Violation(rule, f"{name} is not an 'any time on your turn' ability; it is used inside its action."))
+        v.append(board.Violation(rule, f"{name} is not an 'any time on your turn' ability; it is used inside its action."))
         return
     if not available(player, move.tile):
-        v.append(R.Violation("W-PRG-3", f"{name} is not yours, or is already face down this year; each tile is used once per year."))
+        v.append(board.Violation("W-PRG-3", f"{name} is not yours, or is already face down this year; each tile is used once per year."))
         return
     if rule in MOVE_STEPS:
         n = MOVE_STEPS[rule]
         if not move.steps:
-            v.append(R.Violation(rule, f"{name} moves {'1 warrior 1 step' if n == 1 else f'up to {n} steps'}; give the steps."))
+            v.append(board.Violation(rule, f"{name} moves {'1 warrior 1 step' if n == 1 else f'up to {n} steps'}; give the steps."))
         elif rule == "W-PRG-L1-1" and len(move.steps) > 1:
-            v.append(R.Violation(rule, f"{name} moves 1 warrior 1 step."))
+            v.append(board.Violation(rule, f"{name} moves 1 warrior 1 step."))
         else:
-            R._resolve_steps(R._View(state, scratch=True), p, move.steps, n, v, ed)
+            board.resolve_steps(board.MoveScope(state, scratch=True), p, move.steps, n, v, ed)
     elif rule == "W-PRG-L1-3":
         if state.turn.free_order:
-            v.append(R.Violation(rule, "the actions of this turn's tile may already be done in any order."))
+            v.append(board.Violation(rule, "the actions of this turn's tile may already be done in any order."))
     elif rule == "W-PRG-L1-9":
         if len(move.resources) != 1 or move.resources[0] not in ANIMALS:
-            v.append(R.Violation(rule, f"{name} gives 1 animal resource: leather or fish."))
+            v.append(board.Violation(rule, f"{name} gives 1 animal resource: leather or fish."))
     elif rule == "W-PRG-L2-9":
         kinds = sorted("animal" if r in ANIMALS else "vegetable" if r in VEGETABLES else "?" for r in move.resources)
         if kinds != ["animal", "vegetable"]:
-            v.append(R.Violation(rule, f"{name} gives 1 animal resource (leather or fish) and 1 vegetable."))
+            v.append(board.Violation(rule, f"{name} gives 1 animal resource (leather or fish) and 1 vegetable."))
     elif rule == "W-PRG-L3-9":
         if len(move.resources) != 2 or any(r not in RESOURCES for r in move.resources):
-            v.append(R.Violation(rule, f"{name} gives 2 resources of your choice (and 1 beaver); beavers are not resources (W-TERM-5)."))
+            v.append(board.Violation(rule, f"{name} gives 2 resources of your choice (and 1 beaver); beavers are not resources (W-TERM-5)."))
     elif rule in ("W-PRG-L1-10", "W-PRG-L2-10", "W-PRG-L3-10"):
         allowed, most = {"W-PRG-L1-10": (ANIMALS, 2), "W-PRG-L2-10": (VEGETABLES, 3), "W-PRG-L3-10": (RESOURCES, 5)}[rule]
         what = {"W-PRG-L1-10": "1 or 2 different animal resources", "W-PRG-L2-10": "up to 3 different vegetables",
                 "W-PRG-L3-10": "up to 5 different resources"}[rule]
         res = move.resources
         if not res or len(res) > most or len(set(res)) != len(res) or any(r not in allowed for r in res):
-            v.append(R.Violation(rule, f"{name} spends {what}."))
+            v.append(board.Violation(rule, f"{name} spends {what}."))
         elif any(player.resources[r] < 1 for r in res):
-            v.append(R.Violation(rule, f"you do not have every resource you offered ({', '.join(res)})."))
+            v.append(board.Violation(rule, f"you do not have every resource you offered ({', '.join(res)})."))
         if move.track not in TRACKS:
-            v.append(R.Violation(rule, f"name the one track for the points: {', '.join(TRACKS)}."))
+            v.append(board.Violation(rule, f"name the one track for the points: {', '.join(TRACKS)}."))
     elif rule == "W-PRG-L2-4":
         if move.from_track not in TRACKS or move.track not in TRACKS or move.from_track == move.track:
-            v.append(R.Violation(rule, f"{name} moves 1 point from one track (from_track) to another (track)."))
+            v.append(board.Violation(rule, f"{name} moves 1 point from one track (from_track) to another (track)."))
         elif player.tracks[move.from_track] < 1:
-            v.append(R.Violation(rule, f"your {move.from_track} track has no point to give."))
+            v.append(board.Violation(rule, f"your {move.from_track} track has no point to give."))
     elif rule == "W-PRG-L2-7":
         res = dict(player.resources)
         if not move.exchanges or len(move.exchanges) > 3:
-            v.append(R.Violation(rule, f"{name} exchanges up to 3 resources one for one."))
+            v.append(board.Violation(rule, f"{name} exchanges up to 3 resources one for one."))
         for give, get in move.exchanges:
             if give not in RESOURCES or get not in RESOURCES or give == get:
-                v.append(R.Violation(rule, f"exchange {give}->{get}: only different resources are exchanged; beavers never are (W-TERM-5)."))
+                v.append(board.Violation(rule, f"exchange {give}->{get}: only different resources are exchanged; beavers never are (W-TERM-5)."))
                 return
             if res[give] < 1:
-                v.append(R.Violation(rule, f"exchange {give}->{get}: you have no {give} left to give."))
+                v.append(board.Violation(rule, f"exchange {give}->{get}: you have no {give} left to give."))
                 return
             res[give] -= 1
             res[get] += 1
     elif rule == "W-PRG-L3-4":
         if len(move.natives) != 1 or move.natives[0] not in NATIVES:
-            v.append(R.Violation(rule, f"{name} brings 1 native (warrior, woman or hunter) from your Long House to your Home."))
+            v.append(board.Violation(rule, f"{name} brings 1 native (warrior, woman or hunter) from your Long House to your Home."))
         elif player.long_house[move.natives[0]] < 1:
-            v.append(R.Violation(rule, f"your Long House has no {move.natives[0]}."))
+            v.append(board.Violation(rule, f"your Long House has no {move.natives[0]}."))
     elif rule == "W-PRG-L3-7":
-        if not R._valid_slot(move.slot):
-            v.append(R.Violation(rule, f"{name} turns over one tile of your grid; give its slot [row, col]."))
+        if not board.valid_slot(move.slot):
+            v.append(board.Violation(rule, f"{name} turns over one tile of your grid; give its slot [row, col]."))
         elif player.grid[slot_index(move.slot)] is None:
-            v.append(R.Violation(rule, "that grid slot is empty."))
+            v.append(board.Violation(rule, "that grid slot is empty."))
         elif player.tribe == "ottawa" and player.grid[slot_index(move.slot)].tile == ed.fire_tile:
-            v.append(R.Violation("W-TRB-7", "Ottawa's Sacred Fire tile never turns to its Ritual side (engine reading of W-PRG-L3-7)."))
+            v.append(board.Violation("W-TRB-7", "Ottawa's Sacred Fire tile never turns to its Ritual side (engine reading of W-PRG-L3-7)."))
 
 
 def apply_use_progress(state, p: int, move, ed) -> None:
@@ -204,7 +204,7 @@ def apply_use_progress(state, p: int, move, ed) -> None:
     player.progress_used.append(move.tile)
     res = player.resources
     if rule in MOVE_STEPS:
-        R._resolve_steps(R._View(state, scratch=False), p, move.steps, MOVE_STEPS[rule], [], ed)
+        board.resolve_steps(board.MoveScope(state, scratch=False), p, move.steps, MOVE_STEPS[rule], [], ed)
     elif rule == "W-PRG-L1-3":
         state.turn.free_order = True
     elif rule in ("W-PRG-L1-9", "W-PRG-L2-9"):
@@ -217,16 +217,16 @@ def apply_use_progress(state, p: int, move, ed) -> None:
     elif rule in ("W-PRG-L1-10", "W-PRG-L2-10", "W-PRG-L3-10"):
         for r in move.resources:
             res[r] -= 1
-        R._add_points(state, p, move.track, len(move.resources), ed.cap)
+        board.add_points(state, p, move.track, len(move.resources), ed.cap)
     elif rule == "W-PRG-L2-4":
         player.tracks[move.from_track] -= 1
-        R._add_points(state, p, move.track, 1, ed.cap)
+        board.add_points(state, p, move.track, 1, ed.cap)
     elif rule == "W-PRG-L2-7":
         for give, get in move.exchanges:
             res[give] -= 1
             res[get] += 1
     elif rule == "W-PRG-L3-4":
-        R._return_home(state, p, move.natives[0])
+        board.return_home(state, p, move.natives[0])
     elif rule == "W-PRG-L3-7":
         g = player.grid[slot_index(move.slot)]
         g.side = "ritual" if g.side == "action" else "action"

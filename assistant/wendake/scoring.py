@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from itertools import product
 
-from assistant.wendake.state import TRACKS
+from assistant.errors import UserError
+from assistant.wendake import progress
+from assistant.wendake.edition import Edition, load_edition
+from assistant.wendake.state import TRACKS, State
 
 TURTLE_POINTS = {3: 1, 4: 2, 5: 2}  # W-TUR-7
 
@@ -98,13 +101,10 @@ def solo_results(state, include_turtles: bool = True, cap: int = 25) -> dict:
     """W-SOLO-12 in the shape of ``results``: the player's normal score plus the objectives met now (each worth
     3/2/1 points by difficulty, W-SOLO-14), against the Ghost's total (the sum of its 2 score disks). The
     player wins only with a strictly greater total: a tie is the Ghost's (``tie_break`` says so). ``solo`` holds
-    ``ghost.result``'s objectives and difficulty."""
-    from assistant.wendake import ghost
-    from assistant.wendake.edition import load_edition
-
+    ``solo_score``'s objectives and difficulty."""
     ed = load_edition()
     solo = state.solo
-    res = ghost.result(state, ed)
+    res = solo_score(state, ed)
     me_index = next(i for i in range(state.n) if i != solo.ghost)
     me = state.players[me_index]
     if include_turtles:
@@ -132,3 +132,50 @@ def solo_results(state, include_turtles: bool = True, cap: int = 25) -> dict:
             "solo": {"difficulty": res["difficulty"], "objectives": res["objectives"], "win": win,
                      "total": mine["total"], "ghost_total": ghost_entry["total"],
                      "placeholder_cards": res["placeholder_cards"]}}
+
+
+# ---- the solo game's end: objectives and the result (W-SOLO-12, W-SOLO-14) -------------------------------------------------------------------------
+def objective_met(state: State, objective: str, final_tracks: dict, ed: Edition, p: int = 0) -> bool:
+    """W-SOLO-14: each objective, checked at the end of the game."""
+    player = state.players[p]
+    g = state.solo.ghost
+    if objective == "long_house_4":
+        return sum(player.long_house.values()) <= 4
+    if objective == "all_turtles":
+        return {t["type"] for t in player.turtles} >= set(ed.turtle_types)
+    if objective == "track_25":
+        return any(v >= ed.cap for v in final_tracks.values())
+    if objective == "progress_6":
+        return len(player.progress) >= 6
+    if objective == "majorities_4":
+        return progress.majorities(state, p, ed) >= 4
+    if objective == "pas_8":
+        return state.occupied_pas(p, "woman") + state.occupied_pas(p, "hunter") >= 8
+    if objective == "ghost_outside_5":
+        home = state.players[g].home
+        outside = sum(t.guards[g] + sum(pa.count for pa in t.pas if pa.owner == g)
+                      for tid, t in state.territories.items() if tid != home)
+        return outside <= 5
+    if objective == "masks_6":
+        return len(player.hand) + len(player.played) >= 6
+    raise UserError(f"ghost.json: unknown objective {objective!r}; known: {', '.join(ed.objectives)}.")
+
+
+def solo_score(state: State, ed: Edition | None = None) -> dict:
+    """W-SOLO-12: the player's normal score plus the objectives by difficulty, against the Ghost's total."""
+    ed = ed or load_edition()
+    solo = state.solo
+    me = state.players[0]
+    score = score_player(me.tracks, engine_turtles(me), state.pairs, me.swap_tokens, ed.cap)
+    final_tracks = {k: v["final"] for k, v in score["tracks"].items()}
+    each = ed.objective_points[solo.difficulty]
+    objectives = []
+    for side in solo.cards:
+        oid = ed.ghost_sides[side]["objective"]
+        met = objective_met(state, oid, final_tracks, ed)
+        objectives.append({"card": side, "objective": oid, "text": ed.objectives[oid], "met": met, "points": each if met else 0})
+    total = score["total"] + sum(o["points"] for o in objectives)
+    ghost_total = sum(state.players[solo.ghost].tracks[t] for t in solo.score_tracks)
+    return {"final": state.phase == "over", "difficulty": solo.difficulty, "score": score, "objectives": objectives,
+            "total": total, "ghost_total": ghost_total, "win": total > ghost_total,
+            "placeholder_cards": ed.ghost_placeholder}

@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass
 
 from assistant.errors import UserError
+from assistant.wendake import tribes as T
 from assistant.wendake.edition import Edition, load_edition
 from assistant.wendake.state import (
     TRACKS, GridTile, Options, PlayerState, ProductiveArea, State, Territory, Turn,
@@ -138,11 +139,9 @@ def new_game(players, seed: int | None = None, *, pairs=None, turn_order=None, o
     if len({p.colour for p in state.players}) != n:
         raise UserError("two players have the same colour.")
     if deal_tribes and tribes is None:
-        from assistant.wendake import tribes as T
         picks = T.deal(ed, rng, state.turn_order)
         tribes = [picks[i] for i in range(n)]
     if tribes is not None:
-        from assistant.wendake import tribes as T
         if len(tribes) != n:
             raise UserError(f"give one tribe (or null) per player: {n} players, {len(tribes)} tribes.")
         given = [t for t in tribes if t is not None]

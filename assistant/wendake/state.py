@@ -3,7 +3,7 @@
 Owns the data model only: the map (guards, productive-area occupants, Home stacks, canoes), each player's
 village board, the score tracks, the mask board, the progress rows, the advanced tiles, the mask deck and
 the turtle stacks, plus turn order, the current player, the year and the phase. The rules that change it
-live in ``rules.py``.
+live in the ``rules`` package.
 
 Conventions:
 * Players are numbered 0..N-1 in seating order; ``turn_order`` lists them first to last.

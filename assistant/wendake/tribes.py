@@ -5,9 +5,9 @@ Where each ability acts:
 * set-up here: Mohawk's black warrior (W-TRB-3), Oneida's free tile (W-TRB-5), Onondaga's 6/6/6 Home (W-TRB-6),
   Seneca's 2 swap tokens (W-TRB-8), Shawnee's 4 warriors (W-TRB-9), and every tribe's starting materials
   (``tribes.json``, W-NIT-7: unknown, marked so);
-* in ``rules.py``: Cayuga's women and Tuscarora's hunters when attacked, the black Mohawk warrior in fights
-  (``_resolve_steps``), Fox's two purchases (``_check_trade``), Ottawa's Sacred Fire never flipping
-  (``_start_restore``), Shawnee's lower turtle thresholds (``turtle_threshold``), Ojibwa's double placement
+* in the move families: Cayuga's women and Tuscarora's hunters when attacked, the black Mohawk warrior in
+  fights (``board.resolve_steps``), Fox's two purchases (``rules.trade``), Ottawa's Sacred Fire never flipping
+  (``turns.start_restore``), Shawnee's lower turtle thresholds (``turtle_threshold``), Ojibwa's double placement
   (``EndTurn(again=True)``, checked here);
 * Wendat (W-TRB-11): no ability is known.
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 
 from assistant.errors import UserError
-from assistant.wendake.rules import Violation
+from assistant.wendake.board import Violation
 
 ABILITY_RULES = {"cayuga": "W-TRB-1", "fox": "W-TRB-2", "mohawk": "W-TRB-3", "ojibwa": "W-TRB-4",
                  "oneida": "W-TRB-5", "onondaga": "W-TRB-6", "ottawa": "W-TRB-7", "seneca": "W-TRB-8",
