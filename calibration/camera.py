@@ -13,6 +13,8 @@ from pathlib import Path
 
 from assistant.errors import UserError
 from assistant.jsonfile import read_json
+from assistant.pairs import parse_pair
+from calibration.markers import dictionary
 
 FORMAT = "tablewatch-camera/1"
 
@@ -43,8 +45,6 @@ class Calibration:
 
 def parse_pattern(text: str) -> tuple[int, int]:
     """'9x6' -> (9, 6): inner corners across and down for a chessboard, squares for ChArUco."""
-    from assistant.pairs import parse_pair
-
     return parse_pair(text, "pattern", "9x6 (columns x rows)", 2)
 
 
@@ -81,8 +81,6 @@ def chessboard_points(gray, pattern: tuple[int, int], square_mm: float):
 
 def charuco_board(pattern: tuple[int, int], square_mm: float, marker_mm: float, dictionary_name: str):
     import cv2
-
-    from calibration.markers import dictionary
 
     if marker_mm >= square_mm:
         raise UserError(f"--marker-mm ({marker_mm}) must be smaller than --square-mm ({square_mm}).")

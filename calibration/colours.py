@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 
 from assistant.errors import UserError
+from calibration.layout import apply_h, centroid, marker_corners_mm
+from calibration.markers import cells
 
 FORMAT = "tablewatch-colours/1"
 
@@ -21,8 +23,6 @@ def _sample_board(frame, H, points_mm):
     import cv2
     import numpy as np
 
-    from calibration.layout import apply_h
-
     px = apply_h(H, points_mm).astype(np.float32)
     out = cv2.remap(frame, px[:, 0].reshape(-1, 1), px[:, 1].reshape(-1, 1), cv2.INTER_LINEAR)
     return out.reshape(-1, frame.shape[2] if frame.ndim == 3 else 1).astype(np.float64)
@@ -31,9 +31,6 @@ def _sample_board(frame, H, points_mm):
 def white_points_mm(layout: dict, step_mm: float = 0.5):
     """Board points in the white quiet zones around the markers (a ring from 25% to 75% of a code cell out)."""
     import numpy as np
-
-    from calibration.layout import marker_corners_mm
-    from calibration.markers import cells
 
     pts = []
     for m in layout["markers"]:
@@ -80,8 +77,6 @@ def spot_points_mm(region: dict, step_mm: float = 0.5, keep: float = 0.6):
     """Board points inside the middle ``keep`` fraction of a spot (away from its printed edge)."""
     import cv2
     import numpy as np
-
-    from calibration.layout import centroid
 
     poly = np.array(region["polygon"], np.float64)
     c = np.array(centroid(region["polygon"]))

@@ -11,6 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from assistant.errors import UserError
+from calibration.layout import centroid, marker_corners_mm, region_by_id
+from calibration.markers import cells, marker_image
+from calibration.pdf import write_pdf
 
 PAPER_MM = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 PAGE_MARGIN_MM = 12.0  # home printers cannot print the outer 5 mm or so; keep the board inside
@@ -45,9 +48,6 @@ def draw_marker(canvas, marker: dict, px_per_mm: float) -> None:
     import cv2
     import numpy as np
 
-    from calibration.layout import marker_corners_mm
-    from calibration.markers import cells, marker_image
-
     n = cells(marker["dictionary"])
     side_px = max(n * 8, int(round(marker["size"] * px_per_mm)))
     img = marker_image(marker["dictionary"], marker["id"], side_px)
@@ -80,8 +80,6 @@ def render_board(layout: dict, px_per_mm: float):
     """The whole board as a BGR image, 1 mm = px_per_mm pixels."""
     import cv2
     import numpy as np
-
-    from calibration.layout import centroid, region_by_id
 
     w_mm, h_mm = layout["size_mm"]
     canvas = np.full((int(round(h_mm * px_per_mm)), int(round(w_mm * px_per_mm)), 3), 255, np.uint8)
@@ -184,8 +182,6 @@ def tile_pages(board_img, board_mm: tuple[float, float], px_per_mm: float, paper
 def write(layout: dict, out: str | Path, paper: str = "a4", dpi: int = DEFAULT_DPI) -> str:
     """Write the layout as PDF pages or one PNG (by the file's extension). Returns a summary line."""
     import cv2
-
-    from calibration.pdf import write_pdf
 
     out = Path(out)
     px_per_mm = dpi / 25.4

@@ -8,6 +8,9 @@ a board's measured width and height into a layout with those marker positions, r
 from __future__ import annotations
 
 from assistant.errors import UserError
+from calibration.layout import FORMAT, load_builtin
+from calibration.markers import cells
+from calibration.render import PAGE_MARGIN_MM, PAPER_MM, _text, draw_marker
 
 STICK_INSET_MM = 0.0  # the marker's white border touches the board edge
 BOARDS = ["wendake-map-2p", "wendake-map-3p", "wendake-map-4p", "wendake-mask", "wendake-village-1", "wendake-village-2", "wendake-village-3", "wendake-village-4", "wendake-scores-a", "wendake-scores-b", "colour-card"]
@@ -34,9 +37,6 @@ def where_text(marker: dict, size_mm) -> str:
 
 def retail_layout(plan_name: str, width_mm: float, height_mm: float, name: str) -> dict:
     """A layout skeleton for a retail board of the given size, markers placed as the sticker sheet says."""
-    from calibration.layout import FORMAT, load_builtin
-    from calibration.markers import cells
-
     plan = load_builtin(plan_name)
     markers = []
     for m in plan["markers"]:
@@ -65,10 +65,6 @@ def sticker_pages(paper: str = "a4", dpi: int = 300):
     """Page images of all boards' markers, each with its board, id and place. Returns (pages, page size mm)."""
     import cv2
     import numpy as np
-
-    from calibration.layout import load_builtin
-    from calibration.markers import cells
-    from calibration.render import PAGE_MARGIN_MM, PAPER_MM, _text, draw_marker
 
     if paper not in PAPER_MM:
         raise UserError(f"unknown paper {paper!r}; use a4 or letter.")

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 from assistant.errors import UserError
+from assistant.jsonfile import read_json
+from calibration.layout import validate
 
 
 def px_to_mm(points, px_per_mm: float) -> list[list[float]]:
@@ -21,8 +23,6 @@ def px_to_mm(points, px_per_mm: float) -> list[list[float]]:
 def add_traced(layout: dict, traced: dict) -> dict:
     """A new layout with the traced regions (and adjacency, if given) merged in. ``traced`` is
     {"px_per_mm": k, "regions": [{"id", "kind", "polygon_px", "attributes"?, "parent"?, "label"?}], "adjacency"?}."""
-    from calibration.layout import validate
-
     try:
         k = float(traced["px_per_mm"])
         new_regions = traced["regions"]
@@ -55,6 +55,5 @@ def add_traced(layout: dict, traced: dict) -> dict:
 
 def load_traced(path: str | Path) -> dict:
     path = Path(path)
-    from assistant.jsonfile import read_json
 
     return read_json(path, missing=f"traced file {path} not found.")

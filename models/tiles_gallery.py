@@ -16,6 +16,10 @@ import sys
 
 import numpy as np
 
+from assistant.wendake.edition import load_edition
+from calibration.layout import load_builtin
+from models.synth.scene import PAD_MM, board_art, draw_tiles
+from vision.tiles import EMPTY, GALLERY_DIR, TILE_KINDS, build_gallery, slot_crop
 
 GLYPH_PRINT_PX_PER_MM = (1.0, 1.5, 2.0, 3.0, 4.0)
 
@@ -23,8 +27,6 @@ GLYPH_PRINT_PX_PER_MM = (1.0, 1.5, 2.0, 3.0, 4.0)
 def labels_of_edition(kind: str = "tile_slot") -> list[tuple[str, str]]:
     """(tile, side) of every label a region of ``kind`` can show: the grid tiles on both sides, or the progress
     tiles face up and each level's back (a progress tile used this year, W-PRG-3)."""
-    from assistant.wendake.edition import load_edition
-
     ed = load_edition()
     if kind == "progress_space":
         return [(t, "front") for t in sorted(ed.progress)] + [(level, "back") for level in sorted({t[:2] for t in ed.progress})]
@@ -34,10 +36,6 @@ def labels_of_edition(kind: str = "tile_slot") -> list[tuple[str, str]]:
 
 def render_samples(px_per_mm: float, rotation_deg: float, blur: float, rng, kind: str = "tile_slot") -> list[tuple[str, np.ndarray]]:
     import cv2
-
-    from calibration.layout import load_builtin
-    from models.synth.scene import PAD_MM, board_art, draw_tiles
-    from vision.tiles import EMPTY, slot_crop
 
     layout = load_builtin("wendake-village-1")
     slots = [r for r in layout["regions"] if r["kind"] == kind]
@@ -66,8 +64,6 @@ def render_samples(px_per_mm: float, rotation_deg: float, blur: float, rng, kind
 def build(out_dir=None) -> str:
     """Writes one gallery per region kind read as tiles (``vision.tiles.TILE_KINDS``) into ``out_dir``."""
     from pathlib import Path
-
-    from vision.tiles import GALLERY_DIR, TILE_KINDS, build_gallery
 
     lines = []
     for kind, name in TILE_KINDS.items():

@@ -13,6 +13,9 @@ import sys
 
 import numpy as np
 
+from models.synth.pieces import BoardPainter, Light, Piece
+from vision.tokens import DEFAULT_GALLERY, FACE_MM, GALLERY_DIR, TOKEN_VIEW_PX_PER_MM, TokenGallery
+
 TOKEN_CLASSES = ("woman", "hunter")
 SIDES = ("colour", "grey")
 STEP_DEG = 15
@@ -23,9 +26,6 @@ BLUR_MM = 0.6  # what a camera resolving about 1 px/mm leaves of 1 mm ink lines 
 def draw_face(cls: str, side: str, rotation_deg: float, px_per_mm: float) -> np.ndarray:
     """The grey face template of one token: the inside of its printed circle, ``2 * FACE_MM`` mm a side."""
     import cv2
-
-    from models.synth.pieces import BoardPainter, Light, Piece
-    from vision.tokens import FACE_MM
 
     s = DRAW_PX_PER_MM
     half = FACE_MM + 6.0
@@ -45,8 +45,6 @@ def draw_face(cls: str, side: str, rotation_deg: float, px_per_mm: float) -> np.
 
 
 def build(out_path=None) -> str:
-    from vision.tokens import DEFAULT_GALLERY, GALLERY_DIR, TOKEN_VIEW_PX_PER_MM, TokenGallery
-
     labels, templates = [], []
     for cls in TOKEN_CLASSES:
         for side in SIDES:

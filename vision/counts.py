@@ -23,6 +23,7 @@ import numpy as np
 
 from assistant.errors import UserError
 from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Reading, pieces
+from vision.detect import cpu_session
 
 WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "models" / "weights"
 DEFAULT_MODEL = "counter"
@@ -69,8 +70,6 @@ class Counter:
     """The resource counter: ``counts(crops)`` -> (N, classes) softmax probabilities."""
 
     def __init__(self, onnx_path: Path, card: dict, threads: int = 2):
-        from vision.detect import cpu_session
-
         self.session = cpu_session(onnx_path, threads, f"cannot load the resource counter {onnx_path}")
         self.card = card
         self.size = int(card["input_px"])

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 from assistant.errors import UserError
 from calibration.layout import apply_h, marker_corners_mm
+from vision import quality
+from vision.markers import DETECT_LONG_SIDE, find_markers
 
 MIN_MARKERS_FRESH = 3  # markers needed to fit a board without history
 MIN_MARKERS_TRACKED = 2  # markers needed when the last homography is known
@@ -119,8 +121,6 @@ def locate_board(layout: dict, markers: dict, frame_shape, camera=None, last_H=N
     import cv2
     import numpy as np
 
-    from vision import quality
-
     layout_pts, dicts = board_points(layout)
     seen = {}
     for m in layout["markers"]:
@@ -203,8 +203,6 @@ def pose_from_points(layout_pts: dict, undist: dict, camera) -> dict:
 
 def locate(frame, layouts: list[dict], camera=None, last: dict | None = None, long_side: int | None = None) -> list[BoardLocation]:
     """Find every board of ``layouts`` in a BGR or grey frame. ``last``: {board name: last homography}."""
-    from vision.markers import DETECT_LONG_SIDE, find_markers
-
     dicts = {m["dictionary"] for lay in layouts for m in lay["markers"]}
     markers = find_markers(frame, dicts, long_side or DETECT_LONG_SIDE)
     last = last or {}

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from calibration.markers import dictionary
+
 DETECT_LONG_SIDE = 1600  # pixels of the downscaled copy's long side
 
 
 @lru_cache(maxsize=None)
 def _detector(dictionary_name: str):
     import cv2
-
-    from calibration.markers import dictionary
 
     params = cv2.aruco.DetectorParameters()
     params.perspectiveRemovePixelPerCell = 8  # reads small markers more often (platform notes)
@@ -118,7 +118,7 @@ class MarkerMemory:
     def _unchanged(self, gray) -> bool:
         import cv2
 
-        for corners, (x0, y0, x1, y1), patch, missed in self.known.values():
+        for _corners, (x0, y0, x1, y1), patch, missed in self.known.values():
             if missed:
                 return False
             now = gray[y0:y1, x0:x1]

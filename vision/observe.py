@@ -53,13 +53,20 @@ import numpy as np
 
 from assistant.errors import UserError
 from assistant.table.observation import Observation, Reading, piece_key, pieces, reading_key
+from calibration.layout import polygon_area
+from calibration.render import render_board
+from vision import quality as Q
 from vision import settle as S
-from vision.assign import fit_classes, region_pieces
+from vision.assign import RegionIndex, fit_classes, region_pieces
 from vision.counts import COUNT_PX_PER_MM, Counter, count_regions, counted_kinds, counted_reading, read_counts
+from vision.detect import Detector
+from vision.locate import MIN_MARKERS_TRACKED, apply_h, locate_board, rectify
+from vision.markers import DETECT_LONG_SIDE, MarkerMemory
 from vision.overlap import covering, visible_mask
+from vision.pose import BoardPoseFilter
+from vision.tiles import TILE_KINDS, read_tiles
 from vision.tokens import READ_SIDES, TOKEN_MIN_CAMERA_PX_PER_MM, reread_tokens
 from vision.tokens import load_default as load_token_gallery
-from vision.tiles import TILE_KINDS
 
 OCCUPIED_KINDS = ("productive_area",)
 SKIP_KINDS = ("colour_spot",)  # calibration spots are not game regions
@@ -75,13 +82,10 @@ class RegionReader:
     winning (a village slot inside nothing, a score space, a territory around its productive areas)."""
 
     def __init__(self, layout: dict, occupant_mm: float = 8.0):
-        from vision.assign import RegionIndex
-
         self.layout = layout
         self.board = layout["name"]
         self.index = RegionIndex(layout, occupant_mm)
         regs = [r for r in layout["regions"] if r.get("kind") not in SKIP_KINDS]
-        from calibration.layout import polygon_area
 
         counted = [(r["id"], np.asarray(r["polygon"], np.float32)) for r in regs if r.get("kind") not in OCCUPIED_KINDS]
         counted.sort(key=lambda it: polygon_area(it[1].tolist()))
@@ -153,8 +157,6 @@ class RegionReader:
         """Regions whose whole polygon projects inside the frame (board mm -> px with H): its corners and the
         middles of its sides, and, with ``valid`` (uint8 mask of the frame's pixels the camera saw: an undistorted
         frame has black borders where no lens pixel maps), on seen pixels."""
-        from vision.locate import apply_h
-
         w, h = frame_wh
         out = set()
         for rid, poly in self.polygons.items():
@@ -184,7 +186,7 @@ class FrameResult:
 
 def _load_tiles_reader():
     try:
-        from vision.tiles import read_tiles
+        pass
     except ModuleNotFoundError as exc:
         if exc.name in ("vision.tiles",):
             return None
@@ -278,9 +280,6 @@ class Observer:
 
     def __init__(self, layouts: list[dict], detector=None, camera=None, settle: S.SettleConfig | None = None,
                  threads: int = 2, low_threshold: float = 0.15, hold_s: float = 2.0, max_view_scale: int = 2):
-        from vision.markers import MarkerMemory
-        from vision.pose import BoardPoseFilter
-
         check_layouts(layouts)
         self.layouts = {lay["name"]: lay for lay in layouts}
         self.camera = camera
@@ -328,14 +327,10 @@ class Observer:
 
     @staticmethod
     def _art(layouts, px_per_mm: float) -> dict:
-        from calibration.render import render_board
-
         return {lay["name"]: render_board(lay, px_per_mm) for lay in layouts}
 
     @staticmethod
     def _detector(detector, threads):
-        from vision.detect import Detector
-
         if detector is None or isinstance(detector, str):
             return Detector(detector or "detector", threads=threads)
         return detector
@@ -363,8 +358,6 @@ class Observer:
         return self._maps[3] if self._maps is not None and self._maps[0] == (w, h) else None
 
     def _last_pose_in_view(self, name: str, H_last: dict, frame_wh) -> bool:
-        from vision.locate import apply_h
-
         H = H_last.get(name)
         if H is None:
             return False
@@ -381,8 +374,6 @@ class Observer:
 
     @staticmethod
     def _quality(loc) -> float:
-        from vision import quality as Q
-
         q = 1.0
         if loc is not None and loc.px_per_mm is not None and loc.px_per_mm < Q.MIN_PX_PER_MM:
             q = min(q, max(0.5, loc.px_per_mm / Q.MIN_PX_PER_MM))
@@ -395,8 +386,6 @@ class Observer:
     def read_board(self, name: str, image, H, loc, timings: dict, covers=()) -> dict[str, Reading]:
         """Rectify, detect and assign one board (image already undistorted); ``covers``: the frame polygons of
         boards lying on it (``vision.overlap``), whose regions are not read."""
-        from vision.locate import rectify
-
         lay = self.layouts[name]
         r = self._view_scale(name, loc.px_per_mm if loc is not None else None)
         t0 = time.perf_counter()
@@ -450,9 +439,6 @@ class Observer:
 
     def process(self, index: int, t: float, image) -> FrameResult:
         """One frame (BGR) -> FrameResult. Never raises for what the camera shows."""
-        from vision.locate import MIN_MARKERS_TRACKED, locate_board, rectify
-        from vision.markers import DETECT_LONG_SIDE
-
         timings: dict[str, float] = {}
         warnings: list[str] = []
         self._t = t

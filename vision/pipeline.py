@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from assistant.errors import UserError
+from vision.locate import MIN_MARKERS_FRESH, MIN_MARKERS_TRACKED
+from vision.observe import Observer, check_layouts
 
 STAGES = ("locate", "settle", "rectify", "detect", "assign", "tracker")
 LATENCY_TARGET_MS = 250.0  # issue 5: a settled frame to its event; ``PipelineStats.summary`` counts the looks over it
@@ -110,8 +112,6 @@ class Pipeline:
         self._say_notes()
 
     def _make_observer(self, layouts, camera, allow_none: bool = False):
-        from vision.observe import Observer
-
         if not layouts and allow_none:
             return None
         return Observer(layouts, camera=camera, **self._observer_args)
@@ -129,8 +129,6 @@ class Pipeline:
 
     def replace_layouts(self, layouts: list[dict], camera=None) -> None:
         """Read these boards from the next frame on (thread-safe). Bad layouts raise UserError here, at once."""
-        from vision.observe import check_layouts
-
         if layouts:
             check_layouts(layouts)
         self._pending["layouts"] = (list(layouts), camera)
@@ -327,7 +325,6 @@ class Pipeline:
                 if gone:
                     self.say("warning", f"{', '.join(gone)} not found after {self.mismatch_after_s:g} s: none of its markers is "
                              "in the picture. Put the board under the camera or drop its --layout.", topic="mismatch")
-                from vision.locate import MIN_MARKERS_FRESH, MIN_MARKERS_TRACKED
 
                 for b, (n, total) in part.items():  # 4p s9: one corner under a score track, one under a beaver pile
                     self.say("warning", f"{b} not found after {self.mismatch_after_s:g} s: only {n} of its {total} corner "

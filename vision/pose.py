@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vision.locate import apply_h, locate
+
 
 @dataclass
 class _Track:
@@ -43,8 +45,6 @@ class BoardPoseFilter:
 
     def update(self, frame) -> list:
         """Locate every board in the frame, smooth, and flag moves. Returns the BoardLocations."""
-        from vision.locate import locate
-
         locations = locate(frame, self.layouts, camera=self.camera, last=self.last_homographies())
         for loc in locations:
             self.observe(loc)
@@ -54,8 +54,6 @@ class BoardPoseFilter:
         """Fold one measurement into the board's track; rewrites loc.homography to the smoothed one."""
         import cv2
         import numpy as np
-
-        from vision.locate import apply_h
 
         if not loc.found:
             return

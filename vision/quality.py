@@ -7,6 +7,9 @@ picture, or out of focus.
 
 from __future__ import annotations
 
+from calibration.layout import apply_h
+from calibration.markers import cells
+
 MIN_PX_PER_MM = 1.5  # a 15 mm piece must cover about 22 px or more at the far edge of the board
 MAX_SCALE_RATIO = 2.0  # near edge / far edge pixel scale without a camera file
 MAX_TILT_DEG = 45.0
@@ -47,8 +50,6 @@ def marker_sharpness(frame, corners, cells: int) -> float:
 def assess(loc, layout: dict, frame_shape, frame=None, image_corners: dict | None = None) -> None:
     import numpy as np
 
-    from calibration.markers import cells
-
     w, h = layout["size_mm"]
     H = np.asarray(loc.homography, np.float64)
     board_corners = [(0, 0), (w, 0), (w, h), (0, h)]
@@ -68,7 +69,6 @@ def assess(loc, layout: dict, frame_shape, frame=None, image_corners: dict | Non
             f"the camera is too oblique: the near edge of {layout['name']} looks {max(scales) / far:.1f} times bigger than the far edge. "
             "Raise the camera and point it more straight down."
         )
-    from vision.locate import apply_h
 
     img_pts = apply_h(H, board_corners)
     fh, fw = frame_shape[:2]

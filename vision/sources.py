@@ -22,13 +22,14 @@ from __future__ import annotations
 import csv
 import math
 import threading
-from abc import ABC, abstractmethod
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from assistant.errors import UserError
+from assistant.pairs import parse_pair
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".m4v", ".webm", ".h264", ".mjpeg", ".mjpg")
@@ -501,7 +502,6 @@ class VideoFileSource(FrameSource):
 def parse_size(text: str | None) -> tuple[int, int] | None:
     if not text:
         return None
-    from assistant.pairs import parse_pair
 
     return parse_pair(text, "size", "2304x1296 (width x height)", 16)
 

@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from assistant.errors import UserError
+from vision.locate import view_matrix
 
 GALLERY_DIR = Path(__file__).resolve().parent.parent / "calibration" / "tokens"
 DEFAULT_GALLERY = "wendake-schematic"
@@ -110,8 +111,6 @@ def token_patch(image: np.ndarray, H, x_mm: float, y_mm: float, px_per_mm: float
     """The grey square of board around (x_mm, y_mm), ``2 * half_mm`` mm a side, seen from straight above at
     ``px_per_mm`` (``H``: board mm -> image pixels, as ``vision.locate.rectify`` takes it)."""
     import cv2
-
-    from vision.locate import view_matrix
 
     n = int(round(2 * half_mm * px_per_mm))
     M = view_matrix(px_per_mm, (x_mm - half_mm, y_mm - half_mm)) @ np.linalg.inv(np.asarray(H, np.float64))

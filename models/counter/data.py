@@ -16,6 +16,10 @@ import time
 
 import numpy as np
 
+from models.synth import scene as S
+from models.synth import wendake as WK
+from vision.counts import COUNT_PX_PER_MM, count_regions, crop_box_mm, space_crop
+
 REDRAW_MAX = 14
 # the most pieces of a class the crops are drawn with, where that is fewer than REDRAW_MAX (the card's
 # ``trained_max``: a count there is a lower bound, ``assistant.table.observation.COUNT_BOUND_CONFIDENCE``)
@@ -26,10 +30,6 @@ SIZES = ((1280, 960), (2304, 1296), (1920, 1080))  # camera images: the synth de
 def scene_crops(seed: int, index: int, size_px: int) -> list[tuple[np.ndarray, int, str]]:
     """[(crop (size_px, size_px, 3) uint8, count, region id)] of one scene."""
     import cv2
-
-    from models.synth import scene as S
-    from models.synth import wendake as WK
-    from vision.counts import COUNT_PX_PER_MM, count_regions, crop_box_mm, space_crop
 
     rng = np.random.default_rng([int(seed), int(index), 0xC0DE])
     state, _, _ = WK.random_position(int(rng.integers(2, 5)), rng)

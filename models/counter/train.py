@@ -18,7 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import UserError
-from models.counter.data import TRAINED_MAX
+from models.counter.data import TRAINED_MAX, generate
+from models.detector.evaluate import harden
+from models.detector.train import _bar
+from vision.counts import COUNT_PX_PER_MM, PAD_MM
 
 MAX_COUNT = 12
 CROP_PX = 104  # 52 mm at 2 px/mm: a 46 mm space and 3 mm around it
@@ -55,8 +58,6 @@ def augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One augmented copy of a (s, s, 3) uint8 crop, as float32."""
     import cv2
 
-    from models.detector.evaluate import harden
-
     img = np.rot90(x, int(rng.integers(0, 4)))
     if rng.random() < 0.5:
         img = img[:, ::-1]
@@ -78,8 +79,6 @@ def load_crops(path: Path, scenes: int, seed: int, workers: int) -> dict:
     """The cached crops at ``path``, rendered first when the file is missing."""
     path = Path(path)
     if not path.exists():
-        from models.counter.data import generate
-
         d = generate(scenes, seed, CROP_PX, workers=workers)
         path.parent.mkdir(parents=True, exist_ok=True)
         np.savez(path, x=d["x"], count=d["count"], scene=d["scene"], region=np.array(d["region"]))
@@ -119,8 +118,6 @@ def train(data: Path, out: Path, scenes: int = 3000, seed: int = 1, steps: int =
           lr: float = 3e-3) -> dict:
     """Train and export; returns the card written beside the weights."""
     import torch
-
-    from models.detector.train import _bar
 
     d = load_crops(data, scenes, seed, workers)
     x, y = d["x"], np.minimum(d["count"].astype(np.int64), MAX_COUNT)
@@ -175,7 +172,6 @@ def train(data: Path, out: Path, scenes: int = 3000, seed: int = 1, steps: int =
     model.eval()
     torch.onnx.export(model, (torch.zeros(1, 3, CROP_PX, CROP_PX),), str(out / "counter.onnx"), input_names=["crops"],
                       output_names=["logits"], dynamic_axes={"crops": {0: "N"}, "logits": {0: "N"}}, opset_version=17, dynamo=False)
-    from vision.counts import COUNT_PX_PER_MM, PAD_MM
 
     card = {"format": "tablewatch-counter/1", "input_px": CROP_PX, "px_per_mm": COUNT_PX_PER_MM, "pad_mm": PAD_MM,
             "max_count": MAX_COUNT, "classes": [str(c) for c in range(MAX_COUNT)] + [f"{MAX_COUNT}+"], "pieces": PIECES,

@@ -17,6 +17,11 @@ import sys
 import numpy as np
 
 from assistant.errors import UserError
+from calibration.layout import load_builtin
+from models.detector.evaluate import _render
+from models.detector.metrics import gt_from_rect, match_class
+from vision.assign import RegionIndex, fit_classes, region_pieces
+from vision.detect import Detector
 
 BINS = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.7, 1.0)
 LOW = BINS[0]
@@ -24,12 +29,6 @@ LOW = BINS[0]
 
 def calibrate(model: str, n: int, seed: int, workers: int, hard: bool = False, write: bool = False) -> int:
     import multiprocessing as mp
-
-    from calibration.layout import load_builtin
-    from models.detector.evaluate import _render
-    from models.detector.metrics import gt_from_rect, match_class
-    from vision.assign import RegionIndex, fit_classes, region_pieces
-    from vision.detect import Detector
 
     det = Detector(model, threads=2)
     card_path = det.path.with_suffix(".json")

@@ -12,6 +12,8 @@ import numpy as np
 
 from assistant.errors import UserError
 from assistant.jsonfile import read_json
+from vision.assign import covered_labels
+from vision.detect import input_scale
 
 STRIDE = 4
 
@@ -30,8 +32,6 @@ def scene_targets(rect: dict, px_per_mm: float, man: dict) -> dict:
     """Label arrays of one rectified view at ``px_per_mm``: u, v (input pixels), class / colour / side indices,
     size (mm), and ``ignore`` (occluded or out of the camera view: neither positive nor negative). Pieces under a
     stacked piece (``vision.assign.covered_labels``) are no target: the piece on top is."""
-    from vision.assign import covered_labels
-
     r0 = float(rect["px_per_mm"])
     under = covered_labels(rect["pieces"], r0)
     cls_i = {c: i for i, c in enumerate(man["classes"])}
@@ -59,8 +59,6 @@ def scene_views(labels: dict) -> list[dict]:
 
 def view_scale(scales: dict, rect: dict) -> float:
     """The px/mm the net reads this synth view at (``vision.detect.input_scale`` of the board's size in mm)."""
-    from vision.detect import input_scale
-
     h, w = rect["size"][1], rect["size"][0]
     r0 = float(rect["px_per_mm"])
     return input_scale(scales, w / r0, h / r0)

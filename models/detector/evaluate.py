@@ -22,6 +22,17 @@ import time
 import numpy as np
 
 from assistant.errors import UserError
+from calibration.layout import load_builtin
+from models.detector.data import view_scale
+from models.detector.metrics import Tally, gt_from_rect, preds_from_pieces
+from models.synth.writer import make_scene
+from vision.assign import RegionIndex, covered, detected_decisions, fit_classes, label_decisions, region_pieces
+from vision.counts import Counter, counted_kinds, counted_pieces, read_counts
+from vision.detect import Detector
+from vision.locate import view_matrix
+from vision.observe import colour_grey_pieces, merge_tall_duplicates
+from vision.tiles import read_tiles
+from vision.tokens import READ_SIDES, load_default, reread_tokens
 
 
 def harden(view: np.ndarray, rng: np.random.Generator, px_per_mm: float, occlude: bool):
@@ -61,8 +72,6 @@ _LAYOUTS: dict[str, dict] = {}
 
 def _layout(name: str) -> dict:
     if name not in _LAYOUTS:
-        from calibration.layout import load_builtin
-
         _LAYOUTS[name] = load_builtin(name)
     return _LAYOUTS[name]
 
@@ -71,9 +80,6 @@ def _render(args):
     import cv2
 
     cv2.setNumThreads(1)
-    from models.synth.writer import make_scene
-
-    from models.detector.data import view_scale
 
     seed, index, players, scales, hard, progress_tiles = args
     sc = make_scene(seed, index, players, (1280, 960), 4.0, progress_tiles=progress_tiles)
@@ -121,11 +127,6 @@ def read_pieces(det, view, r: float, index, close=None) -> list:
     detector's, each with a class its region can hold, a standing warrior seen twice merged, grey-side pieces on
     a one-player board given its owner's colour and grey-side women and hunters read again from their printed face
     in ``close`` ((the view at a finer scale, its px/mm), when given) (``vision.observe``'s corrections)."""
-    from vision.assign import fit_classes, region_pieces
-    from vision.observe import colour_grey_pieces, merge_tall_duplicates
-    from vision.locate import view_matrix
-    from vision.tokens import READ_SIDES, load_default, reread_tokens
-
     thr = float(det.card.get("threshold", 0.3))
     dets = fit_classes(det.detect(view, r, threshold=thr), index.region_of, index.kind, region_pieces(index.layout.get("game")),
                        det.card["classes"])
@@ -140,8 +141,6 @@ def counted_decisions(got: dict, counter, layout: dict, close) -> None:
     """Resource spaces' decisions as the live pipeline makes them (``vision.counts.counted_reading``): the
     counter's count of the space's piece in place of the detector's, other resources the detector saw there
     dropped, other pieces kept."""
-    from vision.counts import counted_kinds, counted_pieces, read_counts
-
     view, r = close
     kinds = counted_kinds(layout, counter)
     for rid, read in read_counts(view, r, layout, counter).items():
@@ -151,11 +150,6 @@ def counted_decisions(got: dict, counter, layout: dict, close) -> None:
 
 def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bool = True, counter: str | None = "counter",
              progress_tiles: bool = False) -> int:
-    from calibration.layout import load_builtin
-    from models.detector.metrics import Tally, gt_from_rect, preds_from_pieces
-    from vision.assign import RegionIndex, covered, detected_decisions, label_decisions
-    from vision.detect import Detector
-
     import multiprocessing as mp
 
     pool = mp.get_context("spawn").Pool(workers)  # fresh renderers: no onnxruntime or torch state forked into them
@@ -170,8 +164,6 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
         raise UserError(f"--seed {seed} is the seed of the training data; choose another seed for a held-out set.")
     scales = {k: det.card[k] for k in ("px_per_mm", "small_boards") if k in det.card}
     if counter is not None:
-        from vision.counts import Counter
-
         try:
             counter = Counter.load(counter, threads=2)
         except UserError as exc:
@@ -248,7 +240,6 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
             reg_kind_ok[kind][0] += ok
             reg_kind_ok[kind][1] += 1
         if tiles is not None:  # each tile slot's tile and side is one decision
-            from vision.tiles import read_tiles
 
             truth_tiles, native, r0 = tiles
             read = read_tiles(native, r0, idx.layout, pieces=[(p.x_mm, p.y_mm) for p in pieces])  # as the pipeline

@@ -8,6 +8,8 @@ from collections import defaultdict
 
 import numpy as np
 
+from vision.assign import covered_labels
+
 
 def match_class(pred_xy: np.ndarray, pred_score: np.ndarray, gt_xy: np.ndarray, radius: float) -> list[tuple[int, int]]:
     """Greedy matches (pred index, gt index), strongest prediction first, each to its nearest free gt within radius."""
@@ -88,8 +90,6 @@ class Tally:
 def gt_from_rect(rect: dict) -> list[dict]:
     """Ground truth in board mm from a synth ``rectified`` block; pieces under a stacked piece (``covered_labels``)
     are not in it."""
-    from vision.assign import covered_labels
-
     r = float(rect["px_per_mm"])
     under = covered_labels(rect["pieces"], r)
     return [{"class": p["class"], "colour": p["colour"], "side": p["side"], "x": (p["xy"][0] + 0.5) / r, "y": (p["xy"][1] + 0.5) / r,

@@ -8,13 +8,18 @@ from pathlib import Path
 
 import numpy as np
 
+from models.detector.data import load_views
+
 
 def quantize(fp32: Path, data: Path, scales: dict, n_calib: int = 24) -> Path:
     """``scales``: the card's input scales (``px_per_mm`` and ``small_boards``), so calibration sees the views
     at the scales the net reads them at."""
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
-
-    from models.detector.data import load_views
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
 
     views, rects, _, _ = load_views(data, scales)
     idx = np.linspace(0, len(rects) - 1, n_calib).astype(int)  # spread over scenes and boards

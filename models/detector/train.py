@@ -16,6 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import UserError
+from models.detector.data import gaussian_targets, load_views, random_crop, scene_targets, view_scale
+from models.detector.metrics import Tally, gt_from_rect
+from vision.detect import decode
 
 
 def _bar(step: int, total: int, t0: float, loss: float, extra: str = "") -> None:
@@ -40,8 +43,6 @@ def focal_loss(pred, gt, weight):
 
 
 def make_batch(views, targets, idx, crop, rng, n_classes, valid_hw):
-    from models.detector.data import gaussian_targets, random_crop
-
     imgs, heats, weights, pos = [], [], [], []
     for b, i in enumerate(idx):
         img, t = random_crop(views[i], targets[i], crop, rng, valid_hw[i])
@@ -87,9 +88,6 @@ def _batches(steps: int, workers: int, draw):
 
 def validate(model, views, rects, idx, card, valid_hw, scales_of, device: str = "cpu") -> dict:
     import torch
-
-    from models.detector.metrics import Tally, gt_from_rect
-    from vision.detect import decode
 
     tally = Tally(card["classes"], 8.0)
     model.eval()
@@ -221,8 +219,7 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
           loader_workers: int = 0, checkpoint: Path | None = None, init: Path | None = None) -> dict:
     import torch
 
-    from models.detector.data import load_views, scene_targets, view_scale
-    from models.detector.net import MULTIPLE, STRIDE, CentreNet, n_params
+    from models.detector.net import MULTIPLE, STRIDE, CentreNet, n_params  # needs torch: the train extra
 
     torch.manual_seed(seed)
     if device == "cpu":

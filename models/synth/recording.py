@@ -39,6 +39,18 @@ from pathlib import Path
 
 import numpy as np
 
+from assistant.wendake import moves as M
+from assistant.wendake import rules
+from assistant.wendake.generate import play_random_game
+from assistant.wendake.moves import move_to_json
+from assistant.wendake.setup import new_game
+from models.synth import effects as fx
+from models.synth import scene as S
+from models.synth import wendake as WK
+from models.synth.camera import BoardPose, Camera, look_at
+from models.synth.pieces import Light, scatter
+from models.synth.writer import _json_default
+
 FORMAT = "tablewatch.recording/1"
 INJECT_KINDS = ("line", "river", "guard", "score")
 NAMES = ["Ringo", "Paul", "John", "George"]
@@ -74,9 +86,6 @@ class RecordingOptions:
 
 def play_game(players: int, seed: int):
     """(initial state, moves) of a seeded random game (``assistant.wendake.generate``)."""
-    from assistant.wendake.generate import play_random_game
-    from assistant.wendake.setup import new_game
-
     names = NAMES[:players]
     _, moves = play_random_game(names, seed=seed)
     return new_game(names, seed=seed), moves
@@ -87,8 +96,6 @@ def play_game(players: int, seed: int):
 
 def overhead_camera(boards, size: tuple[int, int], rng, fov_deg: float = 72.0, margin_mm: float = 40.0):
     """A camera straight over the table (tilt under 4 degrees, mild lens distortion) that sees every board."""
-    from models.synth.camera import Camera, look_at
-
     W, H = size
     pts = []
     for b in boards:
@@ -145,8 +152,6 @@ ARRANGE_TRIES = 2000
 def push_apart(boards, main: str, step_mm: float = 10.0, gap_mm: float = 8.0) -> None:
     """Move boards outward, away from the main board's centre, until no two overlap (``boards_overlap``): of each
     overlapping pair the one farther out moves. Deterministic (no random draw)."""
-    from models.synth.camera import BoardPose
-
     mb = next(b for b in boards if b.name == main)
     mw, mh = mb.layout["size_mm"]
     centre = mb.pose.to_table([[mw / 2, mh / 2]])[0]
@@ -196,8 +201,6 @@ class Placer:
         self.tiles: dict[tuple, float] = {}  # (board, slot, tile, side) -> the angle it lies at
 
     def place(self, boards) -> None:
-        from models.synth.pieces import scatter
-
         for b in boards:
             for t in b.tiles:
                 t["rotation_deg"] = self.tiles.setdefault((b.name, t["slot"], t["tile"], t["side"]), t["rotation_deg"])
@@ -246,8 +249,6 @@ def table_signature(boards) -> tuple:
 
 
 def _violations(state, move) -> list:
-    from assistant.wendake import rules
-
     try:
         return list(rules.check(state, move))
     except Exception:
@@ -255,8 +256,6 @@ def _violations(state, move) -> list:
 
 
 def _applied(state, move):
-    from assistant.wendake import rules
-
     s = state.copy()
     try:
         rules.apply(s, move, validate=False)
@@ -267,8 +266,6 @@ def _applied(state, move):
 
 def illegal_variant(kind: str, before, move, after, rng, progress_tiles: bool = False):
     """(illegal table state, record) for an injected change of ``kind`` at this move, or None when it does not fit."""
-    from assistant.wendake import moves as M
-
     p = before.turn.player if getattr(before, "turn", None) is not None and hasattr(before.turn, "player") else None
     if kind == "score":
         changed = [(i, t) for i, (a, b) in enumerate(zip(before.players, after.players)) for t in a.tracks if a.tracks[t] != b.tracks[t]]
@@ -314,14 +311,10 @@ def illegal_variant(kind: str, before, move, after, rng, progress_tiles: bool = 
 
 
 def _mj(move) -> dict:
-    from assistant.wendake.moves import move_to_json
-
     return move_to_json(move)
 
 
 def table_signature_state(state, progress_tiles: bool = False) -> tuple:
-    from models.synth import wendake as WK
-
     _, boards = WK.table_for(state, np.random.default_rng(0), extras=False, progress_tiles=progress_tiles)
     return table_signature(boards)
 
@@ -342,11 +335,6 @@ class _Look:
 
 
 def _setup(initial, opts: RecordingOptions, rng) -> _Look:
-    from models.synth import effects as fx
-    from models.synth import scene as S
-    from models.synth import wendake as WK
-    from models.synth.pieces import Light
-
     main, boards = WK.table_for(initial, rng, extras=False)
     for _ in range(ARRANGE_TRIES):  # a table where no board lies on another (the random arrangement allows overlaps)
         S.arrange(boards, main, rng)
@@ -369,10 +357,6 @@ def _setup(initial, opts: RecordingOptions, rng) -> _Look:
 
 
 def _render_state(state, look: _Look, placer: Placer, opts: RecordingOptions, k: int):
-    from models.synth import effects as fx
-    from models.synth import scene as S
-    from models.synth import wendake as WK
-
     main, boards = WK.table_for(state, np.random.default_rng([opts.seed, k, 7]), extras=False,
                                 progress_tiles=opts.progress_tiles)
     placer.place(boards)
@@ -395,11 +379,6 @@ def _noisy(img, rng, sigma: float):
 def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
     """Render one game into ``out`` (see the module doc). Returns the truth dict."""
     import cv2
-
-    from assistant.wendake.moves import move_to_json
-    from models.synth import effects as fx
-    from models.synth import wendake as WK
-    from models.synth.writer import _json_default
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -442,7 +421,6 @@ def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
     steps.append({"frame": first, "moves": [], "injected": None})
     shown_sig = table_signature_state(state, opts.progress_tiles)
     pending: list[int] = []
-    from assistant.wendake import rules
 
     for i, move in enumerate(moves):
         before = state.copy()

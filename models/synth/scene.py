@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from calibration.render import render_board
 from models.synth import FORMAT
+from models.synth import effects as fx
 from models.synth.camera import BoardPose, Camera, apply_homography, distortion_maps, random_camera
 from models.synth.pieces import PLAYER_BGR, BoardPainter, Light, Piece, piece_points, shape
 
@@ -66,8 +68,6 @@ _ART: dict[tuple[str, float], np.ndarray] = {}
 def board_art(layout: dict, s: float) -> np.ndarray:
     """The layout's print art at s px/mm, padded by PAD_MM (cached per process)."""
     import cv2
-
-    from calibration.render import render_board
 
     key = (layout["name"], s)
     if key not in _ART:
@@ -152,8 +152,6 @@ def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: t
     ``"lights"`` ([Light]), ``"kelvin"``, ``"colour_bgr"`` ({colour: BGR}), ``"table_texture"`` (BGR image).
     Without it the scene is drawn exactly as before (same random draws)."""
     import cv2
-
-    from models.synth import effects as fx
 
     W, H = size
     if fixed is None:
@@ -378,7 +376,7 @@ def rectified_labels(pieces_labels: list[dict], cam: Camera, board: BoardSpec, p
     cu, cv_, ch = cam.centre_in_board(board.pose)
     w, h = size_wh
     out = []
-    for idx, (lab, p) in enumerate(zip([l for l in pieces_labels if l["board"] == board.name], board.pieces)):
+    for _idx, (lab, p) in enumerate(zip([l for l in pieces_labels if l["board"] == board.name], board.pieces)):
         pts = piece_points(p, shape(p, PLAYER_BGR))
         k = ch / (ch - pts[:, 2])
         plane = np.array([cu, cv_]) + (pts[:, :2] - [cu, cv_]) * k[:, None]

@@ -11,15 +11,16 @@ import zlib
 
 import numpy as np
 
+from assistant.wendake.generate import play_random_game
+from calibration.layout import load_builtin
 from models.synth.pieces import Piece, scatter
+from models.synth.scene import BoardSpec
 
 SCORE_DISK_MM = 5.0  # thickness of a tribe disk: disks on the same score space stack
 
 
 def random_position(players: int, rng: np.random.Generator):
     """(state, move index) of a seeded random game stopped before a random move."""
-    from assistant.wendake.generate import play_random_game
-
     seed = int(rng.integers(0, 2**31))
     stop = int(rng.integers(0, 420))
     names = ["Ringo", "Paul", "John", "George"][:players]
@@ -38,8 +39,6 @@ def random_position(players: int, rng: np.random.Generator):
 
 
 def _layouts(players: int) -> dict[str, dict]:
-    from calibration.layout import load_builtin
-
     names = [f"wendake-map-{players}p", "wendake-mask", "wendake-scores-a", "wendake-scores-b"]
     names += [f"wendake-village-{i + 1}" for i in range(players)]
     return {n: load_builtin(n) for n in names}
@@ -83,8 +82,6 @@ def table_for(state, rng: np.random.Generator, extras: bool = True, progress_til
     default: the committed detector was trained without them and takes some of their print for pieces (on the
     held-out set, per-region 0.962 -> 0.953, whole-board exact 0.328 -> 0.248, models/README.md); turn it on for
     training data, and for the recordings once a detector trained on it is committed."""
-    from models.synth.scene import BoardSpec
-
     n = state.n
     lay = layouts(n)
     regions = {name: {r["id"]: r for r in L["regions"]} for name, L in lay.items()}

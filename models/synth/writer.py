@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from models.synth import CLASSES, COLOURS, FORMAT
+from models.synth import scene as S
+from models.synth import wendake as WK
 
 DEFAULT_RECT_PX_PER_MM = 4.0
 SIDE_RECT_PX_PER_MM = 2.0  # village, score and mask boards: smaller pieces need no more for a 1 px/mm detector
@@ -26,9 +28,6 @@ def make_scene(seed: int, index: int, players: int, size: tuple[int, int], rect_
                effects_on: bool = True, progress_tiles: bool = False) -> dict:
     """Render scene ``index``: {"jpeg": bytes, "rect_jpeg": bytes, "labels": dict, plus the arrays for tests}."""
     import cv2
-
-    from models.synth import scene as S
-    from models.synth import wendake as WK
 
     rng = scene_rng(seed, index)
     state, move_index, game_seed = WK.random_position(players, rng)
