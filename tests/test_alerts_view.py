@@ -1,5 +1,5 @@
-"""Alerts readable from across the table (web.adapter's alert view and parts/alerts.html): what to move in a
-player's words, one short line each, with place names and player names, never region ids; the places marked on
+"""Alerts readable from across the table (the game's alert words, assistant.wendake.tablet, through the session's
+snapshot and web.adapter, drawn by parts/alerts.html): what to move in a player's words, one short line each, with place names and player names, never region ids; the places marked on
 a picture of their board; the rule badge naming every rule the text cites. A real GameSession is fed what a
 camera would read of a table where a piece was put where it should not be."""
 
@@ -13,6 +13,7 @@ import pytest
 from assistant.table.observation import Observation, Reading
 from assistant.table.session import GameSession
 from assistant.wendake.observer import expected_readings
+from assistant.wendake.tablet import fix_lines
 from web import adapter, security
 from web.app import create_app
 
@@ -97,7 +98,7 @@ def test_pieces_to_turn_over_take_away_and_put_back():
         {"board": "wendake-scores-a", "region": "upper.7", "expected": {"tribe_disk:red": 1}, "seen": {}},
         {"board": "wendake-village-1", "region": "slot.4#tile", "expected": "B-TRADE:action", "seen": None},
     ]
-    lines = adapter.fix_lines(put_back, names, pairs)
+    lines = fix_lines(put_back, names, pairs)
     assert "Turn over: 1 red woman on the corn area of Pine Ridge to its colour side" in lines
     assert "Take away: 2 blue hunters (grey side) from Bob's Long House" in lines
     assert "Put back: 1 red tribe disk on the Economic track, space 7" in lines

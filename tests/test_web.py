@@ -363,7 +363,7 @@ def test_sse_heartbeat_when_idle(env):
 def test_board_image_hook(tmp_path):
     security.PinStore(tmp_path / "pin.json").set_pin(PIN)
     frames = [None]
-    app = create_app(FakeSession(), {"PIN_FILE": str(tmp_path / "pin.json"), "BOARD_VIEW": lambda: frames[0]})
+    app = create_app(FakeSession(), {"PIN_FILE": str(tmp_path / "pin.json"), "BOARD_IMAGE": lambda: frames[0]})
     c = app.test_client()
     assert c.get("/board.jpg").status_code == 404
     frames[0] = b"\xff\xd8\xff\xe0JPEGDATA"
@@ -393,7 +393,7 @@ def test_new_game_form_is_validated_and_swaps_the_session(tmp_path):
         ({"players": [good[0], {**good[1], "tribe": "martians"}]}, "unknown tribe"),
         ({"players": good, "pairs": "mask+mask"}, "track pairs must be"),
         ({"players": good, "seed": "abc"}, "whole number"),
-        ({"players": good, "game": "chess"}, "only Wendake"),
+        ({"players": good, "game": "chess"}, "no game called 'chess'"),
     ]
     for body, message in bad:
         r = c.post("/api/setup/game", json=body, headers=h)
@@ -401,7 +401,7 @@ def test_new_game_form_is_validated_and_swaps_the_session(tmp_path):
     assert made == []
     r = c.post("/api/setup/game", json={"players": good, "pairs": "economic+ritual", "seed": "7"}, headers=h)
     assert r.status_code == 200
-    assert made == [{"players": ["Ann", "Bob"], "colours": ["red", "blue"], "seed": 7,
+    assert made == [{"game": "wendake", "players": ["Ann", "Bob"], "colours": ["red", "blue"], "seed": 7,
                      "pairs": [["economic", "ritual"], ["military", "mask"]], "tribes": [None, "wendat"]}]
     assert app.extensions["tablewatch"].hub.epoch == 1
 
@@ -592,7 +592,8 @@ def test_no_game_yet_page_points_to_setup(tmp_path):
 
 # ---- game options and the solo Ghost (issue 7) -----------------------------------------------------------------
 class SoloSession(FakeSession):
-    """A FakeSession holding a real solo engine State whose deck is face down (a real table)."""
+    """A FakeSession holding a real solo engine State whose deck is face down (a real table); its snapshot carries
+    the game's options and Ghost parts as a GameSession's does (``Game.snapshot``)."""
 
     def __init__(self, options=None):
         from assistant.wendake import ghost
@@ -600,6 +601,12 @@ class SoloSession(FakeSession):
         super().__init__()
         self.state = ghost.new_solo_game("Ann", seed=4, options=options)
         self.state.mask_deck = [None] * len(self.state.mask_deck)
+
+    def snapshot(self):
+        from assistant.table import game as games
+
+        part = games.get("wendake").snapshot(self.state, [], {}, self.state)
+        return super().snapshot() | {k: part[k] for k in ("options", "options_changed", "ghost")}
 
     def correct(self, moves):
         from assistant.wendake import rules
@@ -675,7 +682,7 @@ def test_ghost_card_refused_outside_a_solo_game(env):
 
 
 def test_options_from_a_real_game_session(tmp_path):
-    """adapter.engine_state reads GameSession.state (tracker.state)."""
+    """The game's options come through a real GameSession's snapshot (Game.snapshot)."""
     from assistant.table.session import GameSession
 
     s = GameSession.create(tmp_path / "g.sqlite", players=["Ann", "Bob"], seed=1, options={"smallpox_from_home_only": True})

@@ -1,10 +1,10 @@
 """The Flask app: pages, the live SSE stream, the JSON API and the PIN/CSRF guard. ``create_app(session, config)``.
 
-Pages (open to anyone on the LAN): ``/`` scoreboard, ``/log`` move log, ``/board`` board view, ``/results``
+Pages (open to anyone on the LAN): ``/`` scoreboard, ``/log`` move log, ``/board`` board image, ``/results``
 final results, ``/setup`` setup wizard, ``/trace`` layout tracer. Live data: ``/events`` (SSE, see web.hub;
 capped per client and in all, a refused stream gets 429/503 with ``Retry-After`` and a one-line JSON reason),
 ``/api/view`` (the live parts as the stream's ``view`` message: what a refused page polls), ``/api/snapshot``
-(the view model as JSON), ``/board.jpg`` (the latest annotated board image).
+(the page's snapshot as JSON, web.adapter), ``/board.jpg`` (the latest board image).
 
 Changing anything is a POST that needs the PIN (``/api/unlock``) and the CSRF token (header ``X-CSRF-Token``):
 ``/api/undo``, ``/api/correct``, ``/api/confirm``, ``/api/ghost_card`` (solo: the Ghost's revealed mask card)
@@ -14,9 +14,9 @@ Config keys (``create_app(session, config)``):
   PIN_FILE       where the hashed PIN and session secret live (required; web.security)
   DATA_DIR       a folder the server owns: user layouts, colour profile, setup choices, traced photos
   DB_PATH        the game database a new game from the wizard is created in
-  BOARD_VIEW     hook: ``callable() -> JPEG bytes | None``, the latest rectified board image with detections
-                 and regions drawn (the pipeline provides it); without it the session's ``board_view()``
-                 method is used if it has one
+  BOARD_IMAGE    hook: ``callable() -> JPEG bytes | None``, the latest board image: the rectified boards with
+                 detections and regions drawn (the pipeline provides it); without it the session's
+                 ``board_image()`` method is used if it has one
   CAMERA_FRAME   hook: ``callable() -> BGR numpy frame | None``, the camera's latest frame, for the setup
                  wizard's live camera check and colour calibration
   NEW_GAME       hook: ``callable(params: dict) -> session``: start a game (default: GameSession.create)
@@ -34,10 +34,11 @@ import json
 import math
 from pathlib import Path
 
-from flask import Flask, Response, has_request_context, jsonify, render_template, request, session as cookie, stream_with_context
+from flask import Flask, Response, has_request_context, jsonify, render_template, request, stream_with_context
+from flask import session as cookie
 
 from assistant.errors import UserError
-from web import adapter, bodies, security
+from web import adapter, bodies, security, setup_routes, trace_routes
 from web.chart import css_colour, score_chart
 from web.hub import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, Hub
 
@@ -75,16 +76,17 @@ class Tablewatch:
         if isinstance(listeners, list):
             listeners.append(self.hub.refresh)
 
-    def render_parts(self, view: dict) -> dict:
+    def render_parts(self, snap: dict) -> dict:
+        """The live parts rendered from the page's snapshot (web.adapter.snapshot)."""
         with self.app.app_context():
-            return {name: render_template(f"parts/{name}.html", v=view, chart=_chart_for(view)) for name in LIVE_PARTS}
+            return {name: render_template(f"parts/{name}.html", v=snap, chart=_chart_for(snap)) for name in LIVE_PARTS}
 
 
-def _chart_for(view: dict) -> str:
-    if not view.get("finished") and not view.get("score_by_year"):
+def _chart_for(snap: dict) -> str:
+    if not snap.get("finished") and not snap.get("score_by_year"):
         return ""
-    colours = {p["name"]: p["colour"] for p in view["players"]}
-    return score_chart(view.get("score_by_year") or {}, colours)
+    colours = {p["name"]: p["colour"] for p in snap["players"]}
+    return score_chart(snap.get("score_by_year") or {}, colours)
 
 
 def create_app(session, config: dict | None = None) -> Flask:
@@ -143,8 +145,8 @@ def create_app(session, config: dict | None = None) -> Flask:
         return {"csrf_token": security.csrf_token(cookie), "unlocked": security.is_unlocked(cookie, tw.pins)}
 
     def page(template: str, **kw):
-        view = adapter.snapshot(tw.session)
-        return render_template(template, v=view, chart=_chart_for(view), live=json.loads(tw.hub.view), **kw)
+        snap = adapter.snapshot(tw.session)
+        return render_template(template, v=snap, chart=_chart_for(snap), live=json.loads(tw.hub.view), **kw)
 
     # ---- pages ---------------------------------------------------------------------------------------------
     @app.get("/")
@@ -157,7 +159,7 @@ def create_app(session, config: dict | None = None) -> Flask:
 
     @app.get("/board")
     def board():
-        return page("board.html", title="Board view")
+        return page("board.html", title="Board image")
 
     @app.get("/results")
     def results():
@@ -193,8 +195,8 @@ def create_app(session, config: dict | None = None) -> Flask:
 
     @app.get("/api/snapshot")
     def api_snapshot():
-        view = adapter.snapshot(tw.session)
-        return jsonify({k: v for k, v in view.items() if k != "raw"} | {"seq": tw.hub.seq, "epoch": tw.hub.epoch})
+        snap = adapter.snapshot(tw.session)
+        return jsonify({k: v for k, v in snap.items() if k != "raw"} | {"seq": tw.hub.seq, "epoch": tw.hub.epoch})
 
     @app.get("/api/whoami")
     def whoami():
@@ -202,7 +204,7 @@ def create_app(session, config: dict | None = None) -> Flask:
 
     @app.get("/board.jpg")
     def board_jpg():
-        hook = app.config.get("BOARD_VIEW") or getattr(tw.session, "board_view", None)
+        hook = app.config.get("BOARD_IMAGE") or getattr(tw.session, "board_image", None)
         data = hook() if callable(hook) else None
         if not data:
             return Response("No board image yet: the camera has not read a settled table.", status=404, mimetype="text/plain")
@@ -241,7 +243,7 @@ def create_app(session, config: dict | None = None) -> Flask:
 
     @app.post("/api/correct")
     def api_correct():
-        moves = parse_moves(_json_body().get("moves"))
+        moves = parse_moves(_json_body().get("moves"), adapter.game_of(tw.session))
         adapter.correct(tw.session, moves)
         return jsonify(ok=True)
 
@@ -259,8 +261,6 @@ def create_app(session, config: dict | None = None) -> Flask:
         adapter.ghost_card(tw.session, _json_body().get("card"))
         return jsonify(ok=True)
 
-    from web import setup_routes, trace_routes
-
     app.register_blueprint(setup_routes.bp)
     app.register_blueprint(trace_routes.bp)
     return app
@@ -273,10 +273,9 @@ def _json_body() -> dict:
     return body
 
 
-def parse_moves(value) -> list[dict]:
-    """A correction's moves: a list of Wendake move objects, each checked with ``move_from_json``."""
-    from assistant.wendake.moves import move_from_json
-
+def parse_moves(value, game=None) -> list[dict]:
+    """A correction's moves: a list of the game's move objects (JSON), each checked with the game's
+    ``move_from_json`` (``game``: the registered ``Game`` the session plays; None: no game yet, nothing to check)."""
     if isinstance(value, str):
         try:
             value = json.loads(value)
@@ -289,8 +288,10 @@ def parse_moves(value) -> list[dict]:
     if len(value) > 50:
         raise UserError("a correction holds at most 50 moves.")
     for i, m in enumerate(value):
+        if game is None:
+            break
         try:
-            move_from_json(m)
+            game.move_from_json(m)
         except (ValueError, TypeError, KeyError) as exc:
             raise UserError(f"move {i + 1}: {exc}") from None
     return value

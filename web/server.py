@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from assistant.errors import UserError
+from web.app import create_app
 from web.security import PIN_MAX, PIN_MIN, PinStore, check_pin_format
 
 DEFAULT_PORT = 8080
@@ -122,8 +123,6 @@ def make_app(session, data_dir: str | Path | None, db_path: str | None, pin_file
              pin: str | None = None, config: dict | None = None, out=sys.stdout):
     """The tablet app for ``session``, with its PIN set up at first start (``ensure_pin``). ``data_dir`` holds
     pin.json, setup.json and colours.json (default ~/.tablewatch)."""
-    from web.app import create_app
-
     data_dir = Path(data_dir or Path.home() / ".tablewatch")
     pin_file = Path(pin_file or data_dir / "pin.json")
     ensure_pin(pin_file, pin, out=out)
@@ -150,7 +149,7 @@ def serve(session, host: str = "0.0.0.0", port: int = DEFAULT_PORT, pin_file: st
           data_dir: str | Path | None = None, db_path: str | None = None, pin: str | None = None,
           threads: int = DEFAULT_THREADS, config: dict | None = None, qr: bool = True, out=sys.stdout,
           companion=None) -> int:
-    """Serve ``session`` on host:port until Ctrl-C. ``config`` adds app config keys (hooks: BOARD_VIEW,
+    """Serve ``session`` on host:port until Ctrl-C. ``config`` adds app config keys (hooks: BOARD_IMAGE,
     CAMERA_FRAME, NEW_GAME; see web.app). ``companion``: something that runs beside the server (the camera
     pipeline of ``tablewatch live``): its ``attach(app)`` is called once the app exists, ``start()`` when serving
     begins and ``stop()`` when it ends. Returns 0."""

@@ -1,5 +1,8 @@
 """The setup wizard: a new game, the camera check with live feedback, colour calibration and the layout choice.
 
+The game's choices (player counts, colours, its own options, its boards) and the check of the game form come from
+the game through the table core (``Game.setup_options``, ``Game.parse_setup``), never from a game package.
+
 Everything here writes into the server's DATA_DIR under fixed names (never a path from the client):
 ``camera.json`` is read if present (``tablewatch calibrate camera``), ``colours.json`` is written by the colour
 step, ``setup.json`` holds the chosen layout for each board ({"boards": {role: layout name}}), user layouts are
@@ -9,30 +12,20 @@ step, ``setup.json`` holds the chosen layout for each board ({"boards": {role: l
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from flask import Blueprint, current_app, jsonify, render_template, request
 
 from assistant.errors import UserError
+from assistant.table import game as games
+from assistant.table.session import GameSession
+from calibration import camera as cam
+from calibration import colours as col
+from calibration import layout
+from vision.locate import apply_h, locate
 from web import adapter
 
 bp = Blueprint("setup", __name__)
-
-TRACKS = ("economic", "military", "ritual", "mask")
-PAIRINGS = {  # the three ways to split the four tracks into two pairs (W-SET-2)
-    "economic+military": [["economic", "military"], ["ritual", "mask"]],
-    "economic+ritual": [["economic", "ritual"], ["military", "mask"]],
-    "economic+mask": [["economic", "mask"], ["military", "ritual"]],
-}
-BOARD_ROLES = {  # wizard role -> (layout name prefix, default built-in)
-    "map": ("wendake-map", None),
-    "mask": ("wendake-mask", "wendake-mask"),
-    "scores-a": ("wendake-scores", "wendake-scores-a"),
-    "scores-b": ("wendake-scores", "wendake-scores-b"),
-    **{f"village-{i}": ("wendake-village", f"wendake-village-{i}") for i in range(1, 5)},
-}
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._'-]{0,23}$")
 
 
 def data_dir() -> Path:
@@ -49,9 +42,7 @@ def user_layouts_dir() -> Path:
 
 def available_layouts() -> dict[str, str]:
     """name -> "built-in" | "yours" for every layout the wizard can choose."""
-    from calibration.layout import LAYOUTS_DIR
-
-    out = {p.stem: "built-in" for p in sorted(LAYOUTS_DIR.glob("*.json"))}
+    out = {p.stem: "built-in" for p in sorted(layout.LAYOUTS_DIR.glob("*.json"))}
     for p in sorted(user_layouts_dir().glob("*.json")):
         out[p.stem] = "yours"
     return out
@@ -59,8 +50,6 @@ def available_layouts() -> dict[str, str]:
 
 def load_layout(name: str) -> dict:
     """A layout by name (the user's own first, then built-in); the name must be one the server lists."""
-    from calibration import layout
-
     kinds = available_layouts()
     if not isinstance(name, str) or name not in kinds:
         raise UserError(f"no layout called {name!r}. Choose one of: {', '.join(sorted(kinds))}.")
@@ -79,80 +68,40 @@ def read_setup() -> dict:
     return {"boards": {}}
 
 
-def _edition():
-    from assistant.wendake.edition import load_edition
-
-    return load_edition()
+def the_game(name=None) -> games.Game:
+    """The game the wizard sets up: the one named, else the game in progress, else the first registered
+    (``UserError`` for a name the registry does not know)."""
+    if name is None:
+        name = adapter.game_of(current_app.extensions["tablewatch"].session)
+        return name if name is not None else games.get(games.names()[0])
+    if not isinstance(name, str):
+        raise UserError(f"'game' must be a game's name: one of {', '.join(games.names())}.")
+    return games.get(name)
 
 
 # ---- page ------------------------------------------------------------------------------------------------
 @bp.get("/setup")
 def setup_page():
-    ed = _edition()
-    view = adapter.snapshot(current_app.extensions["tablewatch"].session)
-    return render_template("setup.html", title="Setup", v=view, colours=list(ed.colours),
-                           tribes={k: t.get("name", k) for k, t in ed.tribes.items()}, pairings=PAIRINGS,
-                           roles=list(BOARD_ROLES), layouts=available_layouts(), chosen=read_setup().get("boards", {}),
+    game = the_game()
+    opts = game.setup_options()
+    snap = adapter.snapshot(current_app.extensions["tablewatch"].session)
+    return render_template("setup.html", title="Setup", v=snap, game=game, options=opts, colours=opts["colours"],
+                           tribes=opts.get("tribes", {}), pairings=opts.get("pairings", {}),
+                           roles=list(opts["boards"]), layouts=available_layouts(), chosen=read_setup().get("boards", {}),
                            has_camera=callable(current_app.config.get("CAMERA_FRAME")),
                            has_colours=(data_dir() / "colours.json").is_file())
 
 
 # ---- 1. the game -----------------------------------------------------------------------------------------
 def parse_game(body: dict) -> dict:
-    """Check the wizard's game form; return GameSession.create keyword arguments. UserError on bad input."""
-    ed = _edition()
-    if body.get("game", "wendake") != "wendake":
-        raise UserError("only Wendake can be tracked so far; choose 'wendake'.")
-    players = body.get("players")
-    if not isinstance(players, list) or not ed.min_players <= len(players) <= ed.max_players:
-        raise UserError(f"Wendake needs {ed.min_players} to {ed.max_players} players; add or remove players.")
-    names, colours, tribes = [], [], []
-    for i, p in enumerate(players, 1):
-        if not isinstance(p, dict):
-            raise UserError(f"player {i}: expected name, colour and tribe.")
-        name = str(p.get("name", "")).strip()
-        if not NAME_RE.match(name):
-            raise UserError(f"player {i}: the name must be 1-24 letters, digits, spaces or . _ ' - (starting with a letter or digit).")
-        colour = p.get("colour")
-        if colour not in ed.colours:
-            raise UserError(f"player {i} ({name}): colour must be one of {', '.join(ed.colours)}.")
-        tribe = p.get("tribe") or None
-        if tribe is not None and tribe not in ed.tribes:
-            raise UserError(f"player {i} ({name}): unknown tribe {tribe!r}; choose one of {', '.join(ed.tribes)} or none.")
-        names.append(name)
-        colours.append(colour)
-        tribes.append(tribe)
-    if len({n.lower() for n in names}) != len(names):
-        raise UserError("two players have the same name; give each player their own name.")
-    if len(set(colours)) != len(colours):
-        raise UserError("two players have the same colour; each player needs their own colour.")
-    if len({t for t in tribes if t}) != len([t for t in tribes if t]):
-        raise UserError("two players chose the same tribe; each tribe card is unique.")
-    pairs = body.get("pairs") or "random"
-    if pairs != "random" and pairs not in PAIRINGS:
-        raise UserError(f"track pairs must be 'random' or one of {', '.join(PAIRINGS)}.")
-    seed = body.get("seed")
-    if seed in ("", None):
-        seed = None
-    else:
-        try:
-            seed = int(seed)
-        except (TypeError, ValueError):
-            raise UserError("the seed must be a whole number, or empty for a random setup.") from None
-    out = {"players": names, "colours": colours, "seed": seed, "pairs": None if pairs == "random" else PAIRINGS[pairs]}
-    if any(tribes):
-        out["tribes"] = tribes
-    return out
+    """Check the wizard's game form; return GameSession.create keyword arguments (``game`` among them). UserError on
+    bad input: the game's own check (``Game.parse_setup``)."""
+    game = the_game(body.get("game") or games.names()[0])
+    return {"game": game.name, **game.parse_setup(body)}
 
 
 def default_new_game(params: dict):
-    import inspect
-
-    from assistant.table.session import GameSession
-
     db = current_app.config.get("DB_PATH") or str(data_dir() / "games.sqlite")
-    if "tribes" in params and "tribes" not in inspect.signature(GameSession.create).parameters:
-        raise UserError("this version cannot track tribe abilities yet; set every tribe to 'none (back side)'.")
     return GameSession.create(db, **params)
 
 
@@ -177,9 +126,6 @@ def _camera_file():
 def camera_report(frame, layout_names: list[str]) -> dict:
     """Live feedback on one frame: per board found?, markers, coverage, sharpness, px/mm, tilt, warnings."""
     import numpy as np
-
-    from calibration import camera as cam
-    from vision.locate import apply_h, locate
 
     if frame is None:
         raise UserError("no camera frame: the camera is not delivering pictures. Check its cable and that no other program uses it.")
@@ -248,10 +194,6 @@ def camera_check():
 # ---- 3. colours ------------------------------------------------------------------------------------------
 @bp.post("/api/setup/colours")
 def colours():
-    from calibration import colours as col
-    from calibration import layout
-    from vision.locate import locate
-
     frame = _upload_frame("photo") if "photo" in request.files else _camera_frame()
     if frame is None:
         raise UserError("no camera frame: the camera is not delivering pictures.")
@@ -259,8 +201,9 @@ def colours():
     loc = locate(frame, [card])[0]
     if not loc.found:
         raise UserError("the colour card was not found in the picture: " + " ".join(loc.warnings))
-    names = request.values.getlist("colour") or list(_edition().colours)
-    ed_colours = set(_edition().colours)
+    known = the_game(request.values.get("game")).setup_options()["colours"]
+    names = request.values.getlist("colour") or list(known)
+    ed_colours = set(known)
     if any(n not in ed_colours for n in names):
         raise UserError(f"colours must be among {', '.join(sorted(ed_colours))}.")
     profile = col.learn(frame, card, names, loc.homography)
@@ -275,16 +218,18 @@ def choose_layouts():
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("boards"), dict):
         raise UserError('send {"boards": {role: layout name}}.')
+    opts = the_game(body.get("game")).setup_options()
+    roles = opts["boards"]
     kinds = available_layouts()
     chosen = {}
     problems = []
     for role, name in body["boards"].items():
-        if role not in BOARD_ROLES:
-            problems.append(f"unknown board {role!r}; boards are {', '.join(BOARD_ROLES)}.")
+        if role not in roles:
+            problems.append(f"unknown board {role!r}; boards are {', '.join(roles)}.")
             continue
         if not name:
             continue
-        prefix = BOARD_ROLES[role][0]
+        prefix = roles[role][0]
         if name not in kinds:
             problems.append(f"{role}: no layout called {name!r}.")
             continue
@@ -293,8 +238,9 @@ def choose_layouts():
             problems.append(f"{role}: {name} is not a {prefix} board.")
             continue
         chosen[role] = lay["name"] if kinds[name] == "built-in" else name
-    if "map" not in chosen:
-        problems.append("choose the map's layout (wendake-map-2p/3p/4p for the player count, or your own traced map).")
+    required, say = opts["required_board"]
+    if required not in chosen:
+        problems.append(say)
     if problems:
         return jsonify(error="The layouts were not saved.", problems=problems), 422
     (data_dir() / "setup.json").write_text(json.dumps({**read_setup(), "boards": chosen}, indent=2) + "\n", encoding="utf-8")

@@ -19,6 +19,8 @@ import secrets
 from flask import Blueprint, abort, jsonify, render_template, request, send_file
 
 from assistant.errors import UserError
+from calibration import layout, render, sheet, trace
+from vision.locate import rectify_photo
 from web.setup_routes import available_layouts, data_dir, user_layouts_dir
 
 bp = Blueprint("trace", __name__)
@@ -42,10 +44,8 @@ def _plans() -> list[str]:
 
 @bp.get("/trace")
 def trace_page():
-    from calibration.layout import KINDS
-
     mine = sorted(n for n, k in available_layouts().items() if k == "yours")
-    return render_template("trace.html", title="Layouts", plans=_plans(), mine=mine, kinds=sorted(KINDS), v=None)
+    return render_template("trace.html", title="Layouts", plans=_plans(), mine=mine, kinds=sorted(layout.KINDS), v=None)
 
 
 def _number(value, what: str, lo: float, hi: float) -> float:
@@ -59,8 +59,6 @@ def _number(value, what: str, lo: float, hi: float) -> float:
 
 
 def _base_layout(form) -> dict:
-    from calibration import layout, sheet
-
     mine = form.get("mine")
     if mine:
         if mine not in available_layouts() or available_layouts()[mine] != "yours":
@@ -82,9 +80,6 @@ def _base_layout(form) -> dict:
 @bp.post("/api/trace/start")
 def trace_start():
     import cv2
-
-    from calibration import render
-    from vision.locate import rectify_photo
 
     base = _base_layout(request.form)
     token = secrets.token_hex(12)
@@ -157,8 +152,6 @@ def _check_traced(body: dict) -> dict:
 
 @bp.post("/api/trace/save")
 def trace_save():
-    from calibration import layout, trace
-
     body = request.get_json(silent=True)
     if not isinstance(body, dict):
         raise UserError("send the traced regions as a JSON object.")
