@@ -50,6 +50,7 @@ from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.describe import describe
 from assistant.wendake.edition import Edition, load_edition
+from assistant.wendake.generate import legal_moves
 from assistant.wendake.state import Options, State
 from assistant.wendake.observer import (
     MASK_BOARD, SCORE_BOARDS, expected_readings, is_score_key, map_board, score_colours, score_reading_agrees,
@@ -429,8 +430,6 @@ def _may_end_turn(state: State) -> bool:
 
 def _open_actions(state: State, ed: Edition) -> list[str]:
     """The printed actions of the player's tile that they can still do (legal now), in order, without repeats."""
-    from assistant.wendake.generate import legal_moves
-
     kinds = []
     for m in legal_moves(state, samples=0, edition=ed):
         kind = M.KIND_OF_MOVE.get(type(m))

@@ -27,10 +27,10 @@ from assistant.errors import UserError
 from assistant.table.observation import split_key
 from assistant.wendake import ghost, rules
 from assistant.wendake import moves as M
+from assistant.wendake.board import unaccounted_cards
 from assistant.wendake.describe import describe
 from assistant.wendake.edition import load_edition
 from assistant.wendake.edits import apply_edit
-from assistant.wendake.generate import unaccounted_cards
 from assistant.wendake.scoring import results, score_player
 from assistant.wendake.state import TRACKS, State, options_in_force
 from calibration import builtin as layouts
