@@ -15,12 +15,12 @@ from assistant.wendake.setup import new_game
 from assistant.wendake.tally import tally_errors
 
 NAMES = ["Ringo", "Paul", "John", "George"]
-TRACKS = {"economic": 10, "ritual": 10, "mask": 10, "military": 10}
+TRACK_VALUES = {"economic": 10, "ritual": 10, "mask": 10, "military": 10}
 
 
 def _tally(players):
     return {"pairs": [["economic", "ritual"], ["mask", "military"]],
-            "players": [{"name": n, "turn_order": i + 1, "tracks": dict(TRACKS), **p} for i, (n, p) in enumerate(zip(NAMES, players))]}
+            "players": [{"name": n, "turn_order": i + 1, "tracks": dict(TRACK_VALUES), **p} for i, (n, p) in enumerate(zip(NAMES, players))]}
 
 
 def _run_tally(tmp_path, capsys, doc):

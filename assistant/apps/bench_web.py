@@ -26,11 +26,10 @@ import tempfile
 import threading
 import time
 
+from assistant.wendake.state import TRACKS
 from web.app import create_app
 from web.security import PinStore
 from web.server import DEFAULT_THREADS, make_server, stream_budget
-
-TRACKS = ("economic", "military", "ritual", "mask")
 
 
 class SyntheticSession:

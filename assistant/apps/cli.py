@@ -25,7 +25,7 @@ from assistant.errors import UserError
 # The modules that add sub-commands, in the order ``--help`` lists them.
 COMMAND_MODULES = [
     "assistant.apps.demo",
-    "assistant.wendake.cli",
+    "assistant.apps.wendake_cli",
     "assistant.apps.bench",
     "assistant.apps.calibration_cli",
     "assistant.apps.vision_cli",

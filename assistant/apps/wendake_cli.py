@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import json
+import random
 import sys
 from pathlib import Path
 
+from assistant.jsonfile import loads, read_json
+from assistant.wendake import ghost, rules
+from assistant.wendake.edition import load_edition, provenance_report
+from assistant.wendake.generate import play_random_game, random_move
+from assistant.wendake.record import game_to_json
+from assistant.wendake.schema import STATE_SCHEMA, validate_state
+from assistant.wendake.scoring import results, solo_score
+from assistant.wendake.setup import new_game
+from assistant.wendake.state import options_in_force
+from assistant.wendake.tally import tally
 
 
 def _read_json(path: str):
-    from assistant.jsonfile import loads, read_json
-
     return loads(sys.stdin.read(), "-") if path == "-" else read_json(path)
 
 
 def _data(args) -> int:
-    from assistant.wendake.edition import load_edition, provenance_report
-
     ed = load_edition(args.edition)
     report = provenance_report(ed)
     if args.json:
@@ -37,15 +44,11 @@ def _data(args) -> int:
 
 
 def _tally(args) -> int:
-    from assistant.wendake.tally import tally
-
     print(json.dumps(tally(_read_json(args.file)), indent=1))
     return 0
 
 
 def _schema(args) -> int:
-    from assistant.wendake.schema import STATE_SCHEMA
-
     text = json.dumps(STATE_SCHEMA, indent=1) + "\n"
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
@@ -56,8 +59,6 @@ def _schema(args) -> int:
 
 
 def _validate(args) -> int:
-    from assistant.wendake.schema import validate_state
-
     errors = validate_state(_read_json(args.file))
     if errors:
         print(f"{args.file}: {len(errors)} problem(s):", file=sys.stderr)
@@ -69,11 +70,6 @@ def _validate(args) -> int:
 
 
 def _play(args) -> int:
-    from assistant.wendake.generate import play_random_game
-    from assistant.wendake.record import game_to_json
-    from assistant.wendake.scoring import results
-    from assistant.wendake.setup import new_game
-
     names = args.names.split(",") if args.names else ["Ringo", "Paul", "John", "George"][: args.players]
     initial = new_game(names, seed=args.seed)
     final, moves = play_random_game(names, seed=args.seed)
@@ -88,14 +84,6 @@ def _play(args) -> int:
 
 
 def _solo(args) -> int:
-    import random
-
-    from assistant.wendake import ghost, rules
-    from assistant.wendake.edition import load_edition
-    from assistant.wendake.generate import random_move
-    from assistant.wendake.scoring import solo_score
-    from assistant.wendake.state import options_in_force
-
     ed = load_edition()
     state = ghost.new_solo_game(args.name, seed=args.seed, difficulty=args.difficulty, deal_tribe=args.tribe, edition=ed)
     rng = random.Random(args.seed)

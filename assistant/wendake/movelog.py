@@ -14,6 +14,7 @@ from collections import Counter
 from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.edition import load_edition
+from assistant.wendake.edits import apply_edit
 from assistant.wendake.state import State
 
 
@@ -94,8 +95,6 @@ def _game_json(state: State) -> dict:
 def noop_moves(initial: State, moves, edits: dict | None = None, ed=None) -> set[int]:
     """Indices of the moves that change nothing in the game but the turn's bookkeeping (replayed from ``initial``
     with the hidden-information ``edits`` {move index: [edit, ...]}, as ``Tracker.replay`` does)."""
-    from assistant.wendake.edits import apply_edit
-
     ed = ed or load_edition()
     state = initial.copy()
     out = set()

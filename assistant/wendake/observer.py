@@ -45,7 +45,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from assistant.errors import UserError
 from assistant.table.observation import Pieces, Reading, pieces, reading_key
+from calibration.builtin import region_ids
 
 SCORE_BOARDS = ("wendake-scores-a", "wendake-scores-b")
 AMBIGUOUS_BOARDS = SCORE_BOARDS
@@ -72,10 +74,8 @@ def _layout_regions(board: str) -> set[str] | None:
     if board in _REGIONS:
         return _REGIONS[board]
     try:
-        from calibration.layout import load_builtin
-
-        ids = {r["id"] for r in load_builtin(board)["regions"]}
-    except Exception:  # the layouts are optional for the pure engine; fall back to the engine's own ids
+        ids = region_ids(board)
+    except (UserError, OSError, KeyError, TypeError):  # no such layout: fall back to the engine's own ids
         ids = None
     _REGIONS[board] = ids
     return ids
