@@ -12,6 +12,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from wendake_helpers import game, open_action
 
 from assistant.wendake import moves as M
 from assistant.wendake import rules
@@ -19,7 +20,6 @@ from assistant.wendake.generate import random_move
 from assistant.wendake.ghost import forced_move, new_solo_game
 from assistant.wendake.schema import validate_state
 from assistant.wendake.setup import new_game
-from wendake_helpers import game, open_action
 
 NAMES = ["Ringo", "Paul", "John", "George"]
 BAD = [None, "x", "", "nonsense", [], [0], [0, 1, 2], [[0, 1]], [None, None], ["x", "y"], {}, {"a": 1},

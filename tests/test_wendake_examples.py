@@ -6,14 +6,33 @@ The 4-player schematic map gives Ringo H1, Paul H2, John H3 and George H4 when t
 from collections import Counter
 
 import pytest
+from wendake_helpers import (
+    GEORGE,
+    JOHN,
+    PAUL,
+    RINGO,
+    M,
+    add_canoes,
+    cards_of,
+    clean_card,
+    game,
+    give_turn,
+    hide,
+    home,
+    on_deck,
+    open_action,
+    pa_index,
+    play,
+    put_guard,
+    put_pa,
+    rules_of,
+    set_grid,
+    slot_of_tile,
+)
 
 from assistant.wendake import rules
 from assistant.wendake.scoring import results
 from assistant.wendake.tally import tally
-from wendake_helpers import (
-    GEORGE, JOHN, PAUL, RINGO, M, add_canoes, cards_of, clean_card, game, give_turn, hide, home, on_deck, open_action,
-    pa_index, play, put_guard, put_pa, rules_of, set_grid, slot_of_tile,
-)
 
 
 # ---- W-EX-1: the action-marker line example ------------------------------------------------------------------

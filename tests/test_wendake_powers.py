@@ -1,11 +1,32 @@
 """Progress-tile abilities (W-PRG-L1..L3), alliances, turtles and the game options (spec section 20)."""
 
-import pytest
+import random
 
-from assistant.wendake.state import Options, options_in_force
-from wendake_helpers import (ED, GEORGE, M, PAUL, RINGO, add_canoes, cards_of, clean_card, game, give_turn, hide, home,
-                             infected_card, on_deck, open_action, play, put_guard, put_pa, rules_of)
+import pytest
+from wendake_helpers import (
+    ED,
+    PAUL,
+    RINGO,
+    M,
+    add_canoes,
+    cards_of,
+    clean_card,
+    game,
+    give_turn,
+    hide,
+    infected_card,
+    on_deck,
+    open_action,
+    play,
+    put_guard,
+    put_pa,
+    rules_of,
+)
+
 from assistant.wendake import rules
+from assistant.wendake.generate import random_move
+from assistant.wendake.scoring import results, score_player
+from assistant.wendake.state import Options, options_in_force
 
 TILE = {t.rule: t.id for t in ED.progress.values()}
 
@@ -416,7 +437,6 @@ def test_turtles_one_per_category_no_duplicates_and_shawnee_needs_one_less():
 
 
 def test_turtle_values_stay_secret_until_the_end():
-    from assistant.wendake.scoring import results
     s = two()
     s.players[RINGO].turtles = [{"type": "women-4", "hidden": {"track": "ritual"}}]
     s.players[RINGO].tracks = dict.fromkeys(s.players[RINGO].tracks, 5)
@@ -425,7 +445,6 @@ def test_turtle_values_stay_secret_until_the_end():
 
 
 def test_level5_turtle_goes_on_the_better_of_its_two_tracks():
-    from assistant.wendake.scoring import score_player
     r = score_player({"economic": 5, "military": 9, "ritual": 9, "mask": 9}, [{"level": 5, "tracks": ["economic", "ritual"]}],
                      (("economic", "military"), ("ritual", "mask")), 0)
     assert r["turtle_choices"][0]["chosen"] == "economic" and r["total"] == 7 + 9  # W-TUR-7, W-SCR-1
@@ -453,8 +472,6 @@ def test_take_back_basic_only_option():
     s = game(2)
     s.options = Options(take_back_basic_only=True)
     while s.phase != "restore":
-        import random
-        from assistant.wendake.generate import random_move
         rules.apply(s, random_move(s, random.Random(1)))
     p = s.current
     tile = next(t for t in ED.advanced[1] if t not in s.display)

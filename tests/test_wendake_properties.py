@@ -6,15 +6,15 @@ from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from wendake_helpers import open_action
 
+from assistant.wendake import ghost, rules
 from assistant.wendake import moves as M
-from assistant.wendake import rules
 from assistant.wendake.edition import load_edition
-from assistant.wendake.generate import legal_moves, random_move
+from assistant.wendake.generate import legal_moves, random_mask_ceremony, random_move
 from assistant.wendake.scoring import solo_score
 from assistant.wendake.setup import new_game
 from assistant.wendake.state import NATIVES, RESOURCES, TRACKS, Options
-from wendake_helpers import open_action
 
 ED = load_edition()
 RULE_ID = re.compile(r"^W-[A-Z]+-[0-9A-Za-z.]+$")
@@ -98,8 +98,6 @@ def test_random_legal_games_keep_invariants(seed, n):
 @given(seed=st.integers(0, 10**9))
 def test_random_solo_games_keep_invariants(seed):
     """W-SOLO: whole solo games (random player against the Ghost) are legal move by move and keep every invariant."""
-    from assistant.wendake import ghost
-
     rng = random.Random(seed)
     s = ghost.new_solo_game(seed=seed, deal_tribe=seed % 2 == 0)
     while s.phase != "over":
@@ -283,8 +281,6 @@ def test_legal_moves_for_the_tracker_leave_the_triggered_variants_out():
 
 def test_random_mask_ceremony_recalls_one_card_and_plays_on_an_occupied_space():
     """W-PRG-L2-5 (002 option: one played card back), W-PRG-L1-6 (occupied space), with every mask tile flipped."""
-    from assistant.wendake.generate import random_mask_ceremony
-
     hits = Counter()
     for seed in range(40):
         s = new_game(NAMES[:2], seed=seed, options=Options(recall_one_card=True))

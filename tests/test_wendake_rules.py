@@ -5,13 +5,33 @@ Lakes separate T02 from T03 (L1) and T04 from T05 (L2).
 """
 
 import pytest
+from test_wendake_properties import assert_invariants
+from wendake_helpers import (
+    ED,
+    PAUL,
+    RINGO,
+    M,
+    add_canoes,
+    cards_of,
+    clean_card,
+    game,
+    give_turn,
+    hide,
+    home,
+    infected_card,
+    on_deck,
+    open_action,
+    pa_index,
+    play,
+    put_guard,
+    put_pa,
+    rules_of,
+    set_grid,
+)
 
 from assistant.wendake import rules
-from assistant.wendake.state import Options
-from wendake_helpers import (
-    ED, PAUL, RINGO, M, add_canoes, cards_of, clean_card, game, give_turn, hide, home, infected_card,
-    on_deck, open_action, pa_index, play, put_guard, put_pa, rules_of,
-)
+from assistant.wendake.generate import play_random_game
+from assistant.wendake.state import Options, State
 
 
 # ---- turns and the line rule -------------------------------------------------------------------------------------
@@ -82,7 +102,6 @@ def test_reservations_set_the_next_order():
 def test_actions_top_to_bottom_and_each_once():
     """W-TURN-1: actions of the activated tile come top to bottom, each optional and each once."""
     s = game(4)
-    from wendake_helpers import set_grid
     set_grid(s, RINGO, {(0, 0): "B-HUNT"})  # Hunt + Move 1
     play(s, M.Activate((0, 0)))
     play(s, M.Move(()))  # Hunt skipped: it is given up
@@ -413,8 +432,6 @@ def test_restore_must_take_in_place_and_from_own_pile():
 
 def test_game_ends_after_year_7_with_a_winner():
     """W-RND-1, W-RES-8, W-SCR: the game ends after year 7's turn-order step and no move is then legal."""
-    from assistant.wendake.generate import play_random_game
-
     s, moves = play_random_game(("A", "B", "C"), seed=5)
     assert s.phase == "over" and s.year == 7 and s.current is None
     assert rules_of(rules.check(s, M.EndTurn())) == ["W-RND-1"]
@@ -436,7 +453,6 @@ def test_deck_runs_out_and_the_discard_is_reshuffled():
     drawn = rest[0]
     play(s, M.MaskCeremony("deck", card=drawn))
     assert s.players[RINGO].hand[-1] == drawn
-    from test_wendake_properties import assert_invariants
 
     assert_invariants(s)
 
@@ -476,8 +492,6 @@ def test_w_xfer_4_allows_moving_again_in_another_action():
 
 
 def test_w_xfer_4_record_survives_json():
-    from assistant.wendake.state import State
-
     s = game(2)
     _move_then_transfer(s)
     assert s.turn.done == ["move", "transfer"]

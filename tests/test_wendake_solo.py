@@ -1,13 +1,16 @@
 """The solo Ghost (W-SOLO-1..14): set-up, its card line, each action kind, the restore, objectives and the CLI."""
 
+import random
 import subprocess
 import sys
 
+from wendake_helpers import ED, rules_of
+
 from assistant.wendake import ghost, rules
 from assistant.wendake import moves as M
-from assistant.wendake.scoring import objective_met, solo_score
+from assistant.wendake.generate import random_move
+from assistant.wendake.scoring import objective_met, results, solo_score
 from assistant.wendake.state import Options, PendingAction, Turn
-from wendake_helpers import ED, rules_of
 
 
 def solo(seed=0, **kw):
@@ -52,8 +55,6 @@ def test_the_three_actions_read_left_to_right_from_the_years_card():
             seen.append(ghost.current_action(s, ED))
             rules.apply(s, M.GhostAction())
         else:
-            import random
-            from assistant.wendake.generate import random_move
             rules.apply(s, random_move(s, random.Random(len(seen))))
     assert [a["card"] for a in seen] == [0, 1, 2] and all(a["line"] == line for a in seen)  # W-SOLO-8, W-EX-11
 
@@ -164,8 +165,6 @@ def test_injured_ghost_natives_go_back_to_its_home():
 
 
 def test_restore_removes_the_advanced_tile_and_swaps_turn_order():
-    import random
-    from assistant.wendake.generate import random_move
     s = solo(3)
     rng = random.Random(3)
     first = s.display[0]
@@ -234,8 +233,6 @@ def test_check_observed_compares_score_disks_mask_disks_and_ghost_disks():
 
 def test_scoring_results_handles_the_solo_game():
     """W-SOLO-12 through scoring.results: the player's total with objectives, the Ghost's 2 disks, a tie is a loss."""
-    from assistant.wendake.scoring import results
-
     s = solo()
     s.solo.cards = ["A", "C", "E"]
     r = results(s)

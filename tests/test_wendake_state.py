@@ -2,6 +2,8 @@
 
 import copy
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -109,9 +111,6 @@ def test_setup_is_reproducible_and_complete():
 
 def test_random_games_do_not_depend_on_the_hash_seed():
     """The same seed plays the same game in any Python process (no set iteration order leaks in)."""
-    import subprocess
-    import sys
-
     code = ("import json,hashlib;from assistant.wendake.generate import play_random_game;"
             "from assistant.wendake.moves import move_to_json;_,m=play_random_game(('A','B','C'),seed=9);"
             "print(hashlib.md5(json.dumps([move_to_json(x) for x in m]).encode()).hexdigest())")

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from assistant.apps.cli import main
+from assistant.wendake.setup import new_game
 from assistant.wendake.tally import tally
 
 BASE = {"pairs": [["economic", "ritual"], ["mask", "military"]],
@@ -102,8 +103,6 @@ def test_data_check_lists_non_rulebook_facts(capsys):
 
 
 def test_validate_cli(tmp_path, capsys):
-    from assistant.wendake.setup import new_game
-
     good = tmp_path / "s.json"
     good.write_text(json.dumps(new_game(["A", "B"], seed=1).to_json()))
     assert main(["wendake", "validate", str(good)]) == 0

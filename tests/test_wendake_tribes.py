@@ -1,12 +1,31 @@
 """Tribe abilities (W-TRB-1..11) and their set-ups, including the interactions the spec flags."""
 
+import random
+
 import pytest
+from wendake_helpers import (
+    ED,
+    NAMES,
+    PAUL,
+    RINGO,
+    M,
+    give_turn,
+    infected_card,
+    on_deck,
+    open_action,
+    play,
+    put_guard,
+    put_pa,
+    rules_of,
+)
 
 from assistant.wendake import rules
+from assistant.wendake.generate import random_move
+from assistant.wendake.schema import validate_state
+from assistant.wendake.scoring import results
 from assistant.wendake.setup import new_game
 from assistant.wendake.state import Options
 from assistant.wendake.turns import start_restore
-from wendake_helpers import ED, M, NAMES, PAUL, RINGO, give_turn, home, infected_card, on_deck, open_action, play, put_guard, put_pa, rules_of
 
 
 def tribal(ringo=None, paul=None, options=None):
@@ -116,8 +135,6 @@ def test_onondaga_six_of_each_at_home():
 
 
 def test_ottawa_sacred_fire_never_flips():
-    import random
-    from assistant.wendake.generate import random_move
     s = new_game(NAMES[:2], seed=4, tribes=["ottawa", None])
     rng = random.Random(4)
     fire = ED.fire_tile
@@ -139,7 +156,6 @@ def test_ottawa_fire_tile_stays_but_others_flip_at_restore():
 
 
 def test_seneca_two_swap_tokens_each_worth_one():
-    from assistant.wendake.scoring import results
     s = tribal(ringo="seneca")
     assert s.players[RINGO].swap_tokens == 2  # W-TRB-8
     play(s, M.Swap((0, 0), (0, 1)))
@@ -171,7 +187,6 @@ def test_wendat_has_no_ability_and_front_materials_are_marked_unknown():
 
 
 def test_dealt_tribes_are_distinct_and_validate():
-    from assistant.wendake.schema import validate_state
     for seed in range(5):
         s = new_game(NAMES, seed=seed, deal_tribes=True)
         tribes = [p.tribe for p in s.players]

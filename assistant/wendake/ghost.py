@@ -247,7 +247,7 @@ def _place(state: State, native: str, ed: Edition) -> list[str]:
     first = near if _ghost_count(tn, g, native) <= _ghost_count(tf, g, native) else far
     if native == "warrior":
         if home.guards[g] < 1:
-            return [f"The Ghost has no warrior at its Home; nothing is placed (W-NIT-25)."]
+            return ["The Ghost has no warrior at its Home; nothing is placed (W-NIT-25)."]
         home.guards[g] -= 1
         state.territories[first].guards[g] += 1
         return [f"Put a Ghost ({colour}) warrior from its Home on {first} as a guard ({flag} flag, {'near' if first == near else 'far'})."]

@@ -6,7 +6,6 @@ Storing the initial state (not only a seed) keeps a record valid when the editio
 
 from __future__ import annotations
 
-
 from assistant.errors import UserError
 from assistant.jsonfile import read_json
 from assistant.wendake import rules

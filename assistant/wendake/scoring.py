@@ -32,7 +32,7 @@ def score_player(tracks: dict, turtles: list, pairs, swap_tokens: int, cap: int 
     best = None
     for choice in product(*[t["tracks"] for t in flexible]) if flexible else [()]:
         bonus = dict(fixed)
-        for t, track in zip(flexible, choice):
+        for track in choice:
             bonus[track] += TURTLE_POINTS[5]
         final = {k: min(cap, tracks[k] + bonus[k]) for k in TRACKS}
         pair_values = [min(final[a], final[b]) for a, b in pairs]

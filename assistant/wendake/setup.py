@@ -14,7 +14,14 @@ from assistant.errors import UserError
 from assistant.wendake import tribes as T
 from assistant.wendake.edition import Edition, load_edition
 from assistant.wendake.state import (
-    TRACKS, GridTile, Options, PlayerState, ProductiveArea, State, Territory, Turn,
+    TRACKS,
+    GridTile,
+    Options,
+    PlayerState,
+    ProductiveArea,
+    State,
+    Territory,
+    Turn,
 )
 
 
