@@ -86,6 +86,7 @@ def setup_page():
     opts = game.setup_options()
     snap = adapter.snapshot(current_app.extensions["tablewatch"].session)
     return render_template("setup.html", title="Setup", v=snap, game=game, options=opts, colours=opts["colours"],
+                           games=[(name, games.get(name).title) for name in games.names()],
                            tribes=opts.get("tribes", {}), pairings=opts.get("pairings", {}),
                            roles=list(opts["boards"]), layouts=available_layouts(), chosen=read_setup().get("boards", {}),
                            has_camera=callable(current_app.config.get("CAMERA_FRAME")),
