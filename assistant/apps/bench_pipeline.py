@@ -18,13 +18,17 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from assistant.apps.replay import make_session
+from assistant.wendake import rules
+from calibration import layout as lay
+from models.synth import recording as R
+from models.synth import wendake as WK
+from vision.observe import Observer
+from vision.sources import parse_size
+
 
 def _frames(players: int, seed: int, size):
     import numpy as np
-
-    from assistant.wendake import rules
-    from models.synth import recording as R
-    from models.synth import wendake as WK
 
     opts = R.RecordingOptions(players=players, seed=seed, size=size)
     initial, moves = R.play_game(players, seed)
@@ -49,9 +53,6 @@ def main(argv: list[str]) -> int:
     import cv2
     import numpy as np
 
-    from calibration import layout as lay
-    from vision.observe import Observer
-
     ap = argparse.ArgumentParser(prog="tablewatch bench pipeline", description=__doc__)
     ap.add_argument("--runs", type=int, default=10, help="timed settled frames (default 10)")
     ap.add_argument("--players", type=int, default=4, choices=[2, 3, 4])
@@ -63,7 +64,6 @@ def main(argv: list[str]) -> int:
                     help="read every board again at the settled frame, not only those the move changed (the first "
                          "look of a game, or after the light changed): the worst case")
     args = ap.parse_args(argv)
-    from vision.sources import parse_size
 
     size = parse_size(args.size)
     cv2.setNumThreads(args.threads)
@@ -74,8 +74,6 @@ def main(argv: list[str]) -> int:
     session = None
     tmp = tempfile.TemporaryDirectory(prefix="tablewatch-bench-")
     try:
-        from assistant.apps.replay import make_session
-
         session = make_session(Path(tmp.name) / "bench.sqlite", [p.name for p in initial.players], None, initial.to_json())
     except Exception as exc:  # noqa: BLE001 - any failure means: time vision only
         print(f"note: no tracker stage ({exc})")

@@ -11,15 +11,15 @@ import statistics
 import time
 from pathlib import Path
 
+from assistant.errors import UserError
+from calibration import layout as lay
+from vision.locate import locate
+
 DEFAULT_IMAGE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real" / "aruco-sheet" / "aruco.jpg"
 
 
 def main(argv: list[str]) -> int:
     import cv2
-
-    from assistant.errors import UserError
-    from calibration import layout as lay
-    from vision.locate import locate
 
     p = argparse.ArgumentParser(prog="tablewatch bench locate", description=__doc__)
     p.add_argument("--image", default=str(DEFAULT_IMAGE), help="12 MP photo (default: the shared aruco-sheet photo)")

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from assistant.errors import UserError
 from assistant.jsonfile import read_json
-from calibration import layout
+from assistant.wendake.edition import load_edition
+from calibration import camera, colours, layout, render, sheet, trace
+from calibration import camera as cam
+from calibration.pdf import write_pdf
+from vision.locate import locate, rectify_photo
 
 
 def add_parser(sub) -> None:
@@ -106,15 +110,11 @@ def _validate(args) -> int:
 
 
 def _render(args) -> int:
-    from calibration import layout, render
-
     print(render.write(layout.resolve(args.file), args.out, args.paper, args.dpi))
     return 0
 
 
 def _list(args) -> int:
-    from calibration import layout
-
     for path in sorted(layout.LAYOUTS_DIR.glob("*.json")):
         data = layout.load(path)
         print(f"{data['name']:20s} {data['size_mm'][0]:.0f} x {data['size_mm'][1]:.0f} mm  {data['title']}")
@@ -122,9 +122,6 @@ def _list(args) -> int:
 
 
 def _new(args) -> int:
-    from assistant.errors import UserError
-    from calibration import layout, sheet
-
     try:
         w, h = (float(v) for v in args.size.lower().split("x"))
     except ValueError:
@@ -136,10 +133,6 @@ def _new(args) -> int:
 
 def _rectify(args) -> int:
     import cv2
-
-    from calibration import camera as cam
-    from calibration import layout
-    from vision.locate import rectify_photo
 
     lay = layout.resolve(args.layout)
     frame = cv2.imread(args.image)
@@ -155,8 +148,6 @@ def _rectify(args) -> int:
 
 
 def _trace(args) -> int:
-    from calibration import layout, trace
-
     lay = layout.resolve(args.layout)
     out = trace.add_traced(lay, trace.load_traced(args.traced))
     layout.save(out, args.out)
@@ -165,9 +156,6 @@ def _trace(args) -> int:
 
 
 def _sheet(args) -> int:
-    from calibration import sheet
-    from calibration.pdf import write_pdf
-
     pages, size = sheet.sticker_pages(args.paper)
     write_pdf(args.out, pages, [size] * len(pages), "Tablewatch marker stickers")
     print(f"wrote {args.out}: {len(pages)} {args.paper.upper()} page(s). Print at 100% (actual size) and check the 100 mm bar.")
@@ -175,8 +163,6 @@ def _sheet(args) -> int:
 
 
 def _camera(args) -> int:
-    from calibration import camera
-
     kind = "chessboard" if args.chessboard else "charuco"
     pattern = camera.parse_pattern(args.chessboard or args.charuco)
     cal = camera.calibrate(args.images, kind, pattern, args.square_mm, args.marker_mm, args.dictionary)
@@ -195,11 +181,6 @@ def _camera(args) -> int:
 def _colours(args) -> int:
     import cv2
 
-    from assistant.errors import UserError
-    from calibration import camera as cam
-    from calibration import colours, layout
-    from vision.locate import locate
-
     lay = layout.resolve(args.layout)
     frame = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if frame is None:
@@ -211,8 +192,6 @@ def _colours(args) -> int:
     if not loc.found:
         raise UserError("the colour card was not found: " + " ".join(loc.warnings))
     if args.colours is None:
-        from assistant.wendake.edition import load_edition
-
         args.colours = ",".join(load_edition().colours)
     names = [n.strip() for n in args.colours.split(",") if n.strip()]
     profile = colours.learn(frame, lay, names, loc.homography)

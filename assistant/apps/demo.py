@@ -7,7 +7,7 @@ between moves) and cached under ``~/.cache/tablewatch/demo/``; nothing is downlo
 recognised move and alert is printed with the standings. At the end the tablet page is served with
 ``web.server.serve`` (``--no-serve`` to skip) on the local network (``--local``: this machine only), so that a
 tablet that scans the printed QR code reaches it; its Board page shows the pipeline's last read of the boards
-(regions and detections drawn, the ``BOARD_VIEW`` hook ``tablewatch live`` gives too). Changes on the tablet
+(regions and detections drawn, the ``BOARD_IMAGE`` hook ``tablewatch live`` gives too). Changes on the tablet
 need a PIN: the demo makes a one-time PIN and prints it (``--pin`` to choose it), never asking on the terminal,
 and keeps it with the demo's other server files in a temporary folder, not in ~/.tablewatch.
 """
@@ -20,7 +20,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+from assistant.errors import UserError
 from assistant.table import paths
+from calibration import camera as cam
+from calibration import layout as lay
+from vision.sources import FolderSource
 
 CACHE = Path("~/.cache/tablewatch/demo").expanduser()
 DEMO_SEED = {2: 11, 3: 12, 4: 13}
@@ -36,7 +40,6 @@ def _standings(snap: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assistant.errors import UserError
     from models.synth.recording import RecordingOptions, is_done, render_game
 
     if args.players not in (2, 3, 4):
@@ -51,18 +54,11 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UserError(f"cannot write the demo frames to {folder}: {exc.strerror or exc}. Free some disk space.") from None
         print()
-    try:
-        from assistant.table.session import GameSession  # noqa: F401
-    except ImportError as exc:
-        raise UserError(f"the game session (assistant/table/session.py) is not available ({exc}).") from None
     import json
 
-    from calibration import camera as cam
-    from calibration import layout as lay
     from assistant.apps.live import pipeline_board_jpeg
-    from vision.pipeline import Pipeline
     from assistant.apps.replay import event_json, event_kind, make_session
-    from vision.sources import FolderSource
+    from vision.pipeline import Pipeline
 
     meta = json.loads((folder / "session.json").read_text(encoding="utf-8"))
     # a temporary log unless --db / --data-dir is given: a demo game in the real log would be the game `live` resumes
@@ -107,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     data_dir = Path(tempfile.mkdtemp(prefix="tablewatch-demo-web-"))
     print(f"\nPIN for changes on the tablet (undo, corrections, setup): {pin}  (this demo only)")
     return serve(session, host=host, port=args.port, data_dir=data_dir, db_path=db, pin=pin,
-                 config={"BOARD_VIEW": lambda: pipeline_board_jpeg(pipe)})
+                 config={"BOARD_IMAGE": lambda: pipeline_board_jpeg(pipe)})
 
 
 def add_parser(sub) -> None:

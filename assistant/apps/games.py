@@ -22,6 +22,9 @@ from pathlib import Path
 
 from assistant.table import paths
 from assistant.table.eventlog import EventLog
+from assistant.table.session import GameSession
+from assistant.wendake.record import game_to_json
+from assistant.wendake.scoring import results
 
 
 def add_parser(sub) -> None:
@@ -53,10 +56,6 @@ def _games(args) -> int:
 
 
 def export_game(log, game_id: str, observations: bool = True) -> dict:
-    from assistant.table.session import GameSession
-    from assistant.wendake.record import game_to_json
-    from assistant.wendake.scoring import results
-
     if game_id == "latest":
         game_id = log.latest_game() or game_id
     setup = log.setup(game_id)

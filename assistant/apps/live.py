@@ -5,7 +5,7 @@ One process, two sides:
   ``GameSession`` (its SQLite log keeps every observation and event, so a crash, ``kill -9`` or power cut loses
   nothing: the next start resumes the newest game from the log);
 - the main thread serves the tablet app (``web.server.serve``) with the hooks docs/web.md describes:
-  ``BOARD_VIEW`` (the rectified boards with regions and detections drawn, the boards' states and the latest
+  ``BOARD_IMAGE`` (the rectified boards with regions and detections drawn, the boards' states and the latest
   camera messages), ``CAMERA_FRAME`` (the newest camera frame, for the setup wizard's live camera check and
   colour calibration) and ``on_new_session`` (a game started from the wizard is the one the pipeline feeds).
 
@@ -36,8 +36,16 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.table import paths
+from assistant.apps.serve import open_session
 from assistant.errors import UserError
+from assistant.table import paths
+from assistant.table.session import GameSession
+from calibration import camera as cam
+from calibration import layout as lay
+from vision.detect import Detector
+from vision.pipeline import Pipeline
+from vision.sources import LiveSource, open_source, parse_size
+from web.server import make_app, serve
 
 VIEW_WIDTH = 1280  # width of the board-view picture
 JPEG_QUALITY = 80
@@ -56,16 +64,12 @@ def _stderr(level: str, text: str) -> None:
 
 
 def is_live_source(source) -> bool:
-    from vision.sources import LiveSource
-
     return isinstance(source, LiveSource)
 
 
 def resolve_layout(name: str, data_dir: Path | None) -> dict:
     """A layout by name: the user's traced one in ``DATA_DIR/layouts/<name>.json`` first, then a file path or a
     built-in layout."""
-    from calibration import layout as lay
-
     if data_dir is not None:
         own = Path(data_dir) / "layouts" / f"{name}.json"
         if own.is_file():
@@ -117,8 +121,6 @@ class Live:
         self.error: str | None = None
         # layouts given on the command line are checked now, so a typo fails at start (exit 2), not in the loop
         self._fixed_data = [resolve_layout(n, self.data_dir) for n in self.fixed_layouts]
-        from vision.detect import Detector
-        from vision.pipeline import Pipeline
 
         if detector is None or isinstance(detector, (str, Path)):  # loaded once, now: a bad --model fails at start
             detector = Detector(str(detector or "detector"), threads=threads)
@@ -170,7 +172,6 @@ class Live:
             path = self.data_dir / "camera.json"
         if path is None:
             return None
-        from calibration import camera as cam
 
         try:
             return cam.load(path, size)
@@ -302,7 +303,7 @@ class Live:
         return data
 
     def web_config(self) -> dict:
-        return {"BOARD_VIEW": self.board_view, "CAMERA_FRAME": self.camera_frame}
+        return {"BOARD_IMAGE": self.board_view, "CAMERA_FRAME": self.camera_frame}
 
     def attach(self, app) -> None:
         """Follow the web app's game: a game started from the wizard is the one the pipeline feeds."""
@@ -376,14 +377,14 @@ def render_board_view(observer, states: dict, messages=(), threshold: float = 0.
     row, each titled with its name and state; then the messages."""
     views = dict(observer.views)
     tiles = []
-    for name, lay in observer.layouts.items():
+    for name, board_layout in observer.layouts.items():
         state = states.get(name, "not read yet")
         v = views.get(name)
         if v is not None:
-            img = draw_board(v, lay, threshold)
+            img = draw_board(v, board_layout, threshold)
             when = f"{state}" if state in STATE_OK else f"{state} (showing the last read)"
         else:
-            w, h = lay["size_mm"]
+            w, h = board_layout["size_mm"]
             img = np.full((max(1, int(h)), max(1, int(w)), 3), 60, np.uint8)
             when = state
         tiles.append((img, f"{name}: {when}", state in STATE_OK))
@@ -409,7 +410,7 @@ def render_board_view(observer, states: dict, messages=(), threshold: float = 0.
 
 def pipeline_board_jpeg(pipeline, messages=()) -> bytes | None:
     """The board view (``render_board_view``) of a ``Pipeline``'s last look as JPEG, for a pipeline run outside
-    ``Live`` (``tablewatch demo``'s BOARD_VIEW hook); None while it has no boards."""
+    ``Live`` (``tablewatch demo``'s BOARD_IMAGE hook); None while it has no boards."""
     import cv2
 
     obs = pipeline.observer
@@ -424,36 +425,7 @@ def pipeline_board_jpeg(pipeline, messages=()) -> bytes | None:
 # ---------------------------------------------------------------------------------------------- the command
 
 
-def add_parser(sub) -> None:
-    p = sub.add_parser("live", help="the table assistant: read the camera, track the game, serve the tablet page",
-                       description="Run the camera pipeline on the table and feed the game, while serving the tablet app "
-                       "(scoreboard, alerts, board view, setup). Resumes the newest game in the database unless "
-                       "--players starts a new one; a crash or power cut loses nothing (the game is in the SQLite log).")
-    p.add_argument("--source", default="auto", help="camera: picam | usb:0 | usb:/dev/video2 | video:FILE | folder:DIR "
-                   "(default auto: the Raspberry Pi camera when picamera2 is installed, else usb:0)")
-    p.add_argument("--size", default="2304x1296", help="camera resolution WxH (default 2304x1296)")
-    p.add_argument("--fps", type=float, default=10.0, help="camera frame rate (default 10)")
-    p.add_argument("--layout", action="append", help="layout of each board on the table (repeat; default: the boards "
-                   "chosen in Setup on the tablet)")
-    p.add_argument("--camera", help="camera.json from `tablewatch calibrate camera` (default: DATA_DIR/camera.json if present)")
-    p.add_argument("--players", help="start a new game with these players, comma-separated (default: resume the newest game)")
-    p.add_argument("--colours", help="their colours, comma-separated (default: the edition's order)")
-    p.add_argument("--seed", type=int, help="seed of the new game's setup (with --players)")
-    p.add_argument("--game", help="resume this game id (default: the newest)")
-    paths.add_options(p)
-    p.add_argument("--host", default="0.0.0.0", help="address the tablet page listens on (default 0.0.0.0: the local network)")
-    p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
-    p.add_argument("--model", default="detector", help="detector model name or .onnx path (default detector)")
-    p.add_argument("--vision-threads", type=int, default=2, help="threads for OpenCV and the detector (default 2)")
-    p.add_argument("--web-threads", type=int, default=48, help="web worker threads; each open page holds one (default 48)")
-    p.add_argument("--pace", action="store_true", help="play a folder source at its recorded pace (a live replay)")
-    p.add_argument("--no-qr", action="store_true", help="do not print the QR code")
-    p.set_defaults(func=run_live)
-
-
 def pick_source(spec: str, size, fps, pace: bool):
-    from vision.sources import open_source
-
     if spec == "auto":
         try:
             import picamera2  # noqa: F401
@@ -467,8 +439,6 @@ def pick_source(spec: str, size, fps, pace: bool):
 def open_game(db: str, players: str | None, colours: str | None, seed: int | None, game: str | None):
     """The session to feed: a new game (``players``), the given one, the newest, or web.adapter.NoGame."""
     if players:
-        from assistant.table.session import GameSession
-
         names = [n.strip() for n in players.split(",") if n.strip()]
         cols = [c.strip() for c in colours.split(",")] if colours else None
         if game:
@@ -476,7 +446,6 @@ def open_game(db: str, players: str | None, colours: str | None, seed: int | Non
         return GameSession.create(db, players=names, colours=cols, seed=seed)
     if colours or seed is not None:
         raise UserError("--colours and --seed go with --players (a new game); leave them out to resume a game.")
-    from assistant.apps.serve import open_session
 
     return open_session(db, game)
 
@@ -484,8 +453,6 @@ def open_game(db: str, players: str | None, colours: str | None, seed: int | Non
 def build_app(live: Live, session, data_dir: Path, db: str, pin: str | None = None, out=sys.stdout):
     """The tablet app for ``live``: PIN set up at first start (web.server.ensure_pin), the pipeline hooks, and the
     pipeline following the wizard's new games. A new game goes into ``db`` (the app's default NEW_GAME)."""
-    from web.server import make_app
-
     app = make_app(session, data_dir, db, pin=pin, config=live.web_config(), out=out)
     live.attach(app)
     return app
@@ -504,9 +471,6 @@ def _sigterm_to_interrupt() -> None:
 
 def run_live(args) -> int:
     import cv2
-
-    from vision.sources import parse_size
-    from web.server import serve
 
     if args.vision_threads < 1 or args.web_threads < 1:
         raise UserError("--vision-threads and --web-threads must be at least 1.")

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from assistant.errors import UserError
+from assistant.pairs import parse_pair
 
 
 def add_parser(subparsers) -> None:
@@ -145,7 +146,6 @@ def run_train(args) -> int:
           f"{card['train']['best_step']}, {card['train']['minutes']:.1f} min) and {out / 'detector_val_curve.png'}")
     if not args.no_int8:
         from models.detector.quantize import quantize
-
         from models.detector.train import model_scales
 
         q = quantize(out / "detector.onnx", data, model_scales(args.px_per_mm, args.small_px_per_mm))
@@ -186,8 +186,6 @@ def run_counter(args) -> int:
 
 
 def parse_size(text: str) -> tuple[int, int]:
-    from assistant.pairs import parse_pair
-
     return parse_pair(text, "--size", "WIDTHxHEIGHT, for example --size 1280x960", 64, 8192)
 
 

@@ -8,6 +8,11 @@ figures. Heavy imports stay inside the handlers.
 
 from __future__ import annotations
 
+from assistant.errors import UserError
+from assistant.table import paths
+from vision.record import record
+from vision.sources import open_source, parse_size
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("record", help="save camera frames with timestamps (replayable with `tablewatch replay`)",
@@ -61,15 +66,43 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run_e2e)
 
-    from assistant.apps.live import add_parser as add_live  # light: heavy imports stay in its handler
+    _add_live(sub)
 
-    add_live(sub)
+
+def _add_live(sub) -> None:
+    p = sub.add_parser("live", help="the table assistant: read the camera, track the game, serve the tablet page",
+                       description="Run the camera pipeline on the table and feed the game, while serving the tablet app "
+                       "(scoreboard, alerts, board view, setup). Resumes the newest game in the database unless "
+                       "--players starts a new one; a crash or power cut loses nothing (the game is in the SQLite log).")
+    p.add_argument("--source", default="auto", help="camera: picam | usb:0 | usb:/dev/video2 | video:FILE | folder:DIR "
+                   "(default auto: the Raspberry Pi camera when picamera2 is installed, else usb:0)")
+    p.add_argument("--size", default="2304x1296", help="camera resolution WxH (default 2304x1296)")
+    p.add_argument("--fps", type=float, default=10.0, help="camera frame rate (default 10)")
+    p.add_argument("--layout", action="append", help="layout of each board on the table (repeat; default: the boards "
+                   "chosen in Setup on the tablet)")
+    p.add_argument("--camera", help="camera.json from `tablewatch calibrate camera` (default: DATA_DIR/camera.json if present)")
+    p.add_argument("--players", help="start a new game with these players, comma-separated (default: resume the newest game)")
+    p.add_argument("--colours", help="their colours, comma-separated (default: the edition's order)")
+    p.add_argument("--seed", type=int, help="seed of the new game's setup (with --players)")
+    p.add_argument("--game", help="resume this game id (default: the newest)")
+    paths.add_options(p)
+    p.add_argument("--host", default="0.0.0.0", help="address the tablet page listens on (default 0.0.0.0: the local network)")
+    p.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    p.add_argument("--model", default="detector", help="detector model name or .onnx path (default detector)")
+    p.add_argument("--vision-threads", type=int, default=2, help="threads for OpenCV and the detector (default 2)")
+    p.add_argument("--web-threads", type=int, default=48, help="web worker threads; each open page holds one (default 48)")
+    p.add_argument("--pace", action="store_true", help="play a folder source at its recorded pace (a live replay)")
+    p.add_argument("--no-qr", action="store_true", help="do not print the QR code")
+    p.set_defaults(func=_run_live)
+
+
+def _run_live(args) -> int:
+    from assistant.apps.live import run_live
+
+    return run_live(args)
 
 
 def run_record(args) -> int:
-    from vision.record import record
-    from vision.sources import open_source, parse_size
-
     src = open_source(args.source, size=parse_size(args.size), fps=args.fps)
     res = record(src, args.out, seconds=args.seconds, fps=args.fps, fmt=args.format, max_frames=args.max_frames)
     print(f"recorded {res['frames']} frames into {res['folder']}" + (f" ({res['skipped']} corrupt frames skipped)" if res["skipped"] else ""))
@@ -84,7 +117,6 @@ def run_replay(args) -> int:
     if args.readings:
         from pathlib import Path
 
-        from assistant.errors import UserError
         from assistant.apps.replay import reading_report
 
         if not (Path(args.folder) / "truth.json").is_file():
@@ -122,7 +154,6 @@ def run_e2e(args) -> int:
     import sys
     from pathlib import Path
 
-    from assistant.errors import UserError
     from models.synth.recording import game_options, render_games
 
     if args.resume_at is not None and (not args.tracker_only or not 0 < args.resume_at < 1):
@@ -136,8 +167,8 @@ def run_e2e(args) -> int:
     if args.render_only:
         print(f"{len(folders)} games rendered under {out}")
         return 0
-    from vision.pipeline import LATENCY_TARGET_MS
     from assistant.apps.replay import LOOKS_FILE, evaluate
+    from vision.pipeline import LATENCY_TARGET_MS
 
     if args.looks_only:
         from assistant.apps.replay import save_looks_all

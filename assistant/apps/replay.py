@@ -19,8 +19,18 @@ from pathlib import Path
 
 from assistant.errors import UserError
 from assistant.jsonfile import read_json
-from assistant.wendake.movelog import noop_moves
+from assistant.table.observation import Observation
+from assistant.table.session import GameSession
+from assistant.wendake import moves as M
+from assistant.wendake import observer as V
+from assistant.wendake import rules
+from assistant.wendake.movelog import noop_moves, split_turns, turns_equal
 from assistant.wendake.state import State
+from calibration import camera as cam
+from calibration import layout as lay
+from vision.observe import Observer
+from vision.pipeline import Pipeline, PipelineStats
+from vision.sources import FolderSource
 
 ALERT_KINDS = ("IllegalMove", "ScoreMismatch", "TableOutOfSync")
 
@@ -70,7 +80,7 @@ def read_session_file(folder: Path) -> dict:
 def make_session(db: Path, players: list[str], seed: int | None, initial: dict | None):
     """A new GameSession in ``db`` for these players (the recorded initial state when the session accepts one)."""
     try:
-        from assistant.table.session import GameSession
+        pass
     except ImportError as exc:
         raise UserError(f"the game session (assistant/table/session.py) is not available yet ({exc}); replay needs it.") from None
     create = getattr(GameSession, "create", None)
@@ -95,10 +105,6 @@ def make_session(db: Path, players: list[str], seed: int | None, initial: dict |
 def open_recording(folder: Path, layouts: list[str] | None = None, camera: str | None = None):
     """A recorded frame folder, opened for a replay: (its session.json, the layouts, the opened FolderSource, the
     camera model or None)."""
-    from calibration import camera as cam
-    from calibration import layout as lay
-    from vision.sources import FolderSource
-
     meta = read_session_file(folder)
     names = layouts or meta.get("layouts")
     if not names:
@@ -123,8 +129,6 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
                   looks_out: Path | None = None) -> dict:
     """Run the pipeline over a frame folder into a fresh session. Returns moves, events by frame, stats, messages.
     ``looks_out``: write every observation fed to the session there (JSON lines, see ``replay_looks``)."""
-    from vision.pipeline import Pipeline
-
     folder = Path(folder)
     meta, layout_data, source, K = open_recording(folder, layouts, camera)
     ppl = players or meta.get("players")
@@ -197,10 +201,6 @@ def replay_looks(folder, resume_at: float | None = None) -> dict:
     resumed from its log (``GameSession.resume``), as after a crash; the result's ``resume_s`` is how long that took."""
     import time
 
-    from assistant.table.observation import Observation
-    from assistant.table.session import GameSession
-    from vision.pipeline import PipelineStats
-
     folder = Path(folder)
     path = folder / LOOKS_FILE
     if not path.is_file():
@@ -241,8 +241,6 @@ def save_looks(folder, threads: int = 2) -> int:
     tracker, written to ``LOOKS_FILE`` for ``replay_looks``. The same looks as ``replay_folder`` saves (the data
     flows one way: the tracker never feeds back into the camera side), in a third to a half of its time. Returns
     the number of looks."""
-    from vision.pipeline import Pipeline
-
     folder = Path(folder)
     meta, layout_data, source, K = open_recording(folder)
     looks: list[dict] = []
@@ -288,9 +286,6 @@ def _turns_exact(result: dict, truth: dict) -> tuple[int, int]:
     """(physical turns whose recognised moves equal the true ones as far as a camera can tell, true turns):
     ``assistant.wendake.movelog.turns_equal``, moves that change nothing in the game left out; a recognised log with more
     turns than the truth counts one turn wrong."""
-    from assistant.wendake.movelog import split_turns, turns_equal
-    from assistant.wendake import moves as M
-
     seen = [M.move_from_json(m) for m in result["moves"]]
     true = [M.move_from_json(m) for m in truth["moves"]]
     true_noops = noop_moves(State.from_json(result["initial"]), true) if result.get("initial") else set()
@@ -373,14 +368,6 @@ def reading_report(folder, detector=None, max_examples: int = 25) -> dict:
     (score spaces with ``score_reading_agrees``: only the top disk shows). No tracker involved, so this separates
     vision errors from tracking errors. Returns counts per board kind and the most frequent wrong readings."""
     from collections import Counter
-
-    from assistant.wendake import moves as M
-    from assistant.wendake import rules
-    from assistant.wendake import observer as V
-    from calibration import camera as cam
-    from calibration import layout as lay
-    from vision.observe import Observer
-    from vision.sources import FolderSource
 
     folder = Path(folder)
     meta = read_session_file(folder)

@@ -9,8 +9,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from assistant.table import paths
 from assistant.errors import UserError
+from assistant.table import paths
 from assistant.table.eventlog import EventLog
 from assistant.table.session import GameSession
 from web.adapter import NoGame
