@@ -19,7 +19,6 @@ from pathlib import Path
 
 from assistant.errors import UserError
 
-
 MAX_DEPTH = 64  # lists/objects inside each other; Tablewatch's own files nest at most about 8 deep
 
 

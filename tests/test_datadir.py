@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import assistant.apps.demo  # noqa: F401 - its frame cache is the real user's (imported before a test's own HOME)
-from assistant.table import paths
 from assistant.apps.cli import build_parser, main
+from assistant.table import paths
 from web import security
 from web.server import make_app
 

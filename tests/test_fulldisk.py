@@ -77,8 +77,9 @@ def test_without_a_reserve_the_timer_writes_the_waiting_events_once_there_is_roo
 
 
 def test_the_reserve_keeps_every_accepted_look_and_the_table_is_read_again_when_there_is_room(small_disk):
-    from assistant.table.session import GameSession
     from game_looks import looks
+
+    from assistant.table.session import GameSession
 
     said = []
     log = EventLog(small_disk / "games.sqlite", retry_s=0.2, report=said.append)

@@ -20,14 +20,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from conftest_vision import real
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from assistant.apps.cli import main
 from assistant.jsonfile import MAX_DEPTH
 from calibration import layout as L
-
-from conftest_vision import real
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 SLOW = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -19,9 +19,9 @@ import cv2
 import numpy as np
 import pytest
 
-from assistant.errors import UserError
 from assistant.apps.live import VIEW_WIDTH, Live, build_app, open_game, setup_layout_names
-from vision.sources import FolderSource, Frame, UsbSource
+from assistant.errors import UserError
+from vision.sources import FolderSource, UsbSource
 from web import adapter
 
 PIN = "246813"  # new PINs have 6-12 digits (web.security)

@@ -75,7 +75,6 @@ def test_a_rendered_table_with_the_mask_board_on_a_score_track_reads_nothing_und
     import json
 
     from assistant.wendake.setup import new_game
-    from calibration import camera as cam
     from models.synth import recording as R
     from models.synth import scene as S
     from models.synth import wendake as WK

@@ -14,7 +14,7 @@ from calibration import camera as cam
 from calibration import layout as lay
 from tests.conftest_vision import real
 from vision.pipeline import Pipeline, as_bgr
-from vision.sources import Frame, FolderSource, FrameSource
+from vision.sources import FolderSource, Frame, FrameSource
 
 
 class FakeSession:

@@ -129,8 +129,8 @@ def test_a_full_replay_saves_its_looks_and_the_tracker_alone_replays_them(tmp_pa
     """``tablewatch e2e --tracker-only``: the looks a full replay fed the tracker are saved with the game, and the
     tracker alone over them logs the same moves and events; a game never replayed in full says what to run; the
     camera side alone (``--looks-only``) saves the same looks."""
-    from assistant.errors import UserError
     from assistant.apps.replay import LOOKS_FILE, replay_folder, replay_looks, save_looks
+    from assistant.errors import UserError
 
     opts = R.RecordingOptions(players=2, seed=7, size=(960, 540), max_states=3, hand_rate=0.5)
     R.render_game(tmp_path, opts)

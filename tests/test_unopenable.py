@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 from assistant.apps.cli import main
+from assistant.apps.live import open_game
+from assistant.apps.serve import open_session
 from assistant.table.eventlog import EventLog
 from assistant.table.session import GameSession
 from web import security
 from web.adapter import NoGame
-from assistant.apps.serve import open_session
-from assistant.apps.live import open_game
 from web.server import make_app
 
 PIN = "48219377"
