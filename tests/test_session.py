@@ -10,8 +10,8 @@ import pytest
 from assistant.errors import UserError
 from assistant.table.observation import Observation, Reading
 from assistant.table.session import GameSession
-from assistant.wendake.edits import conceal
 from assistant.wendake import moves as M
+from assistant.wendake.edits import conceal
 from assistant.wendake.generate import play_random_game
 from assistant.wendake.observer import expected_readings
 
@@ -180,8 +180,9 @@ def test_whole_game_results_and_export(tmp_path, capsys):
     assert len(snap["score_by_year"]["years"]) == 7
     doc = export_game(s.log, "g-test")
     assert doc["final_state"] == states[-1].to_json() and len(doc["moves"]) == len(moves)
-    from assistant.apps import games as gamecli
     import argparse
+
+    from assistant.apps import games as gamecli
 
     parser = argparse.ArgumentParser()
     gamecli.add_parser(parser.add_subparsers())

@@ -12,13 +12,13 @@ import stat
 import threading
 
 import pytest
+from conftest_vision import real
 
 from assistant.errors import UserError
-from web import adapter, hub as hubmod, security
+from web import adapter, security
+from web import hub as hubmod
 from web.app import create_app
 from web.chart import score_chart
-
-from conftest_vision import real
 
 PIN = "482193"
 
@@ -337,7 +337,7 @@ def test_sse_catch_up_after_a_drop_and_reset_on_new_game(env):
 def test_sse_catch_up_beyond_the_ring_reads_the_session(tmp_path):
     session = FakeSession()
     h = hubmod.Hub(session, buffer=2)
-    for i in range(6):
+    for _i in range(6):
         session.emit()
     h.start()
     try:

@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from assistant.errors import UserError
 from assistant.apps import bench_web as bench
+from assistant.errors import UserError
 from web import security, server
 from web.app import create_app
 
@@ -139,7 +139,7 @@ def test_a_flood_of_streams_from_one_address_is_refused_and_pages_still_answer(l
     refused = [a for a in got if a[0] != 200]
     assert len(live) == tw.hub.max_streams_per_client == 6
     assert {a[0] for a in refused} == {429} and len(refused) == 74
-    for status, headers, body in refused:
+    for _status, headers, body in refused:
         assert headers["retry-after"] == "30" and headers["content-type"] == "application/json"
         error = json.loads(body)["error"]
         assert "\n" not in error and "already has 6 live streams open" in error and "every few seconds" in error
@@ -181,7 +181,7 @@ def test_a_refused_page_polls_the_same_view_the_stream_sends(tmp_path):
     r = c.get("/events")
     assert r.status_code == 503 and r.headers["Retry-After"] == "30" and r.get_json()["need"] == "poll"
     view = c.get("/api/view")
-    assert view.status_code == 200 and view.get_json() == json.loads(app.extensions["tablewatch"].hub.view)
+    assert view.status_code == 200 and view.get_json() == json.loads(app.extensions["tablewatch"].hub.parts)
     assert "Ann" in view.get_json()["parts"]["scoreboard"]
 
 

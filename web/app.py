@@ -146,7 +146,7 @@ def create_app(session, config: dict | None = None) -> Flask:
 
     def page(template: str, **kw):
         snap = adapter.snapshot(tw.session)
-        return render_template(template, v=snap, chart=_chart_for(snap), live=json.loads(tw.hub.view), **kw)
+        return render_template(template, v=snap, chart=_chart_for(snap), live=json.loads(tw.hub.parts), **kw)
 
     # ---- pages ---------------------------------------------------------------------------------------------
     @app.get("/")
@@ -189,7 +189,7 @@ def create_app(session, config: dict | None = None) -> Flask:
     @app.get("/api/view")
     def api_view():
         """The page's live parts as the stream's ``view`` message carries them: what a page refused a stream polls."""
-        resp = Response(tw.hub.view, mimetype="application/json")
+        resp = Response(tw.hub.parts, mimetype="application/json")
         resp.headers["Cache-Control"] = "no-store"
         return resp
 

@@ -2,8 +2,8 @@
 
 The pump calls ``session.events_since(seq, timeout)`` (the only blocking call on the session), keeps the
 recent events in a ring buffer for clients catching up, renders the page's live parts once per batch
-(``render_view(snapshot)`` -> {part name: HTML}) and wakes the clients. Each client is a generator of SSE
-text (``stream``):
+(``render_parts(snapshot)`` -> {part name: HTML}, from the page's snapshot, web.adapter; kept as ``parts``, the
+JSON the ``view`` message carries) and wakes the clients. Each client is a generator of SSE text (``stream``):
 
     id: <epoch>-<seq>        one "game" message per event, data = the event's JSON
     event: game
@@ -15,9 +15,9 @@ text (``stream``):
     : ping                   a heartbeat comment every ``heartbeat_s`` so proxies and Wi-Fi keep the line open
 
 ``epoch`` counts game sessions (the setup wizard can start a new game): an id from another epoch means the
-browser missed a new game, so it gets a ``reset`` message and the current view instead of old events.
+browser missed a new game, so it gets a ``reset`` message and the current parts instead of old events.
 A browser reconnecting after a Wi-Fi drop sends ``Last-Event-ID``; it gets the events it missed and then the
-current view, so the page is whole again whatever it missed.
+current parts, so the page is whole again whatever it missed.
 
 Each open stream holds one of the web server's worker threads, so streams are admitted (``admit``) up to
 ``max_streams`` in all and ``max_streams_per_client`` per client: the rest are refused at once (the app answers
@@ -64,9 +64,9 @@ def parse_last_id(text: str | None) -> tuple[int, int] | None:
 class Hub:
     """Fans one session's events out to many SSE clients. Thread-safe; ``start`` runs the pump thread."""
 
-    def __init__(self, session, render_view=None, buffer: int = 4096, poll_s: float = 1.0, heartbeat_s: float = 15.0,
+    def __init__(self, session, render_parts=None, buffer: int = 4096, poll_s: float = 1.0, heartbeat_s: float = 15.0,
                  max_streams: int = MAX_STREAMS, max_streams_per_client: int = MAX_STREAMS_PER_CLIENT):
-        self.render_view = render_view or (lambda snap: {})
+        self.render_parts = render_parts or (lambda snap: {})
         self.max_streams = max_streams
         self.max_streams_per_client = max_streams_per_client
         self._open: dict[str, int] = {}  # client -> admitted streams
@@ -88,7 +88,7 @@ class Hub:
     def _install(self, session) -> None:
         self.session = session
         self.seq = adapter.last_seq(session)
-        self.view = self._render()
+        self.parts = self._render()
 
     def replace(self, session) -> None:
         """Switch to another game session (a new game from the setup wizard); clients get a reset."""
@@ -99,14 +99,14 @@ class Hub:
             self._cond.notify_all()
 
     def refresh(self) -> None:
-        """Re-render the view now (after a change that made no event, e.g. a new layout chosen)."""
+        """Re-render the live parts now (after a change that made no event, e.g. a new layout chosen)."""
         with self._cond:
-            self.view = self._render()
+            self.parts = self._render()
             self._cond.notify_all()
 
     def _render(self) -> str:
         try:
-            parts = self.render_view(adapter.snapshot(self.session))
+            parts = self.render_parts(adapter.snapshot(self.session))
         except Exception as exc:  # a broken snapshot must not kill the live page; show it instead
             self.errors.append(repr(exc))
             parts = {"status": f"<p class='error'>The game state could not be shown: {exc!r}</p>"}
@@ -151,7 +151,7 @@ class Hub:
                     if seq > self.seq:
                         self._ring.append((seq, data))
                         self.seq = seq
-                self.view = self._render()
+                self.parts = self._render()
                 self._cond.notify_all()
 
     # ---- clients ---------------------------------------------------------------------------------------
@@ -208,11 +208,11 @@ class Hub:
                 pending = self._missed(last[1])
                 sent = self.seq
                 first = ""
-            view = self.view
+            parts = self.parts
         try:
             yield f"retry: {RETRY_MS}\n\n" + first + "".join(
                 format_sse(d, event="game", id=f"{epoch}-{s}") for s, d in pending
-            ) + format_sse(view, event="view", id=f"{epoch}-{sent}")
+            ) + format_sse(parts, event="view", id=f"{epoch}-{sent}")
             last_beat = time.monotonic()
             while not self._stop.is_set():
                 if max_s is not None and time.monotonic() - start > max_s:
@@ -226,12 +226,12 @@ class Hub:
                         return
                     if self.epoch != epoch:
                         epoch, sent = self.epoch, self.seq
-                        chunk = format_sse("{}", event="reset") + format_sse(self.view, event="view", id=f"{epoch}-{sent}")
+                        chunk = format_sse("{}", event="reset") + format_sse(self.parts, event="view", id=f"{epoch}-{sent}")
                     elif self.seq != sent:
                         new = self._missed(sent)
                         sent = self.seq
                         chunk = "".join(format_sse(d, event="game", id=f"{epoch}-{s}") for s, d in new)
-                        chunk += format_sse(self.view, event="view", id=f"{epoch}-{sent}")
+                        chunk += format_sse(self.parts, event="view", id=f"{epoch}-{sent}")
                     else:
                         chunk = None
                 if chunk:
