@@ -322,3 +322,22 @@ def test_a_choice_between_lakes_is_offered_once_answered_after_a_restart_and_clo
     closed = s.feed(_obs(states[nxt + 1], nxt))
     assert [e.alert_kind for e in closed if e.kind == "AlertCleared"] == ["NeedsConfirmation"]
     assert not [a for a in s.snapshot()["alerts"] if a["kind"] == "NeedsConfirmation"]
+
+
+def test_the_game_comes_from_the_registry_and_the_log(tmp_path):
+    """The session knows its game by name: create asks the registry, the log keeps the name, resume reads it back;
+    a name the registry does not know is one line naming the games it does."""
+    import sqlite3
+
+    with pytest.raises(UserError, match="no game called 'chess'; the games are: .*wendake"):
+        GameSession.create(tmp_path / "c.sqlite", players=["Ann", "Bob"], game="chess")
+    db = tmp_path / "g.sqlite"
+    s = GameSession.create(db, players=["Ann", "Bob"], seed=1, game="wendake", game_id="g-1")
+    assert s.game.name == s.snapshot()["game"] == s.log.game_of("g-1") == "wendake"
+    assert s.log.setup("g-1")["players"] == ["Ann", "Bob"]
+    s.close()
+    assert GameSession.resume(db).game.name == "wendake"
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE games SET game = 'chess'")
+    with pytest.raises(UserError, match="no game called 'chess'"):
+        GameSession.resume(db)

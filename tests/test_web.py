@@ -588,6 +588,8 @@ def test_no_game_yet_page_points_to_setup(tmp_path):
     h = {"X-CSRF-Token": unlocked(c)}
     r = c.post("/api/undo", json={}, headers=h)
     assert r.status_code == 400 and "no game yet" in r.get_json()["error"]
+    r = c.post("/api/ghost_card", json={"card": "M01"}, headers=h)
+    assert r.status_code == 400 and "no game yet" in r.get_json()["error"]
 
 
 # ---- game options and the solo Ghost (issue 7) -----------------------------------------------------------------
