@@ -2,7 +2,8 @@
 
 Each ``tests/golden/*.jsonl.gz`` file holds a rendered e2e game's first looks as the camera side read them, with
 the events the tracker gave before issue 33 (``tests/golden/make_golden.py`` says how they were made and how to
-make them again). The test goes through the public surface only: a fresh ``GameSession`` in a temporary game
+make them again). The looks cover 2, 3 and 4 players, a ``NeedsConfirmation`` and its clearing, and an injected
+illegal change (a score disk one step off: ``ScoreMismatch``). The test goes through the public surface only: a fresh ``GameSession`` in a temporary game
 log, each look fed as an ``Observation``, each event compared as its JSON. Code may move freely behind that
 surface; a difference here is a change of behaviour.
 """
@@ -33,7 +34,7 @@ def read(path: Path) -> tuple[dict, list[dict]]:
 def session_for(header: dict, db: Path) -> GameSession:
     game = games.get(header["game"])
     initial = game.state_from_json(header["initial"]) if header["initial"] is not None else None
-    return GameSession.create(str(db), players=header["players"], seed=header["seed"], initial=initial)
+    return GameSession.create(str(db), players=header["players"], game=header["game"], seed=header["seed"], initial=initial)
 
 
 def test_the_corpus_is_there():

@@ -29,12 +29,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-try:  # issue 33's layout
-    from assistant.table.observation import Observation
-    from assistant.table.session import GameSession
-except ImportError:  # the layout before issue 33
+try:  # the layout before issue 33, tried first: an editable install of the new tree would supply assistant.table
     from assistant.observation import Observation
     from assistant.session import GameSession
+except ImportError:  # issue 33's layout
+    from assistant.table.observation import Observation
+    from assistant.table.session import GameSession
 from assistant.wendake.state import State
 
 FORMAT = "tablewatch.golden/1"
@@ -65,6 +65,7 @@ def run_game(folder: Path, limit: int | None = None):
 
 def scan(src: Path) -> None:
     """One line per game, then per look: seconds, events."""
+    print(f"session from {sys.modules[GameSession.__module__].__file__}", flush=True)
     for folder in sorted(p for p in src.iterdir() if (p / "looks.jsonl").is_file()):
         _, looks = run_game(folder)
         kinds = Counter(e["kind"] for _, evs, _ in looks for e in evs)
@@ -89,6 +90,7 @@ def write(src: Path, picks: list[str], out: Path) -> None:
             "seed": meta.get("seed"),
             "initial": meta.get("initial"),
             "looks": len(looks),
+            "made_with": str(Path(sys.modules[GameSession.__module__].__file__).parent),
         }
         path = out / f"{name}.jsonl.gz"
         with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as f:
