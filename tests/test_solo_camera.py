@@ -5,20 +5,20 @@ import random
 from collections import Counter
 
 import pytest
+from wendake_helpers import ED
 
 from assistant.errors import UserError
-from assistant.table.observation import Observation, Reading, split_key
-from assistant.wendake.referee import GhostInstruction, GhostReferee, new_solo_game
 from assistant.table.events import AlertCleared, IllegalMove, MoveRecognized, event_from_json
+from assistant.table.observation import Observation, Reading, split_key
 from assistant.table.tracker import Tracker
-from assistant.wendake.edits import conceal
 from assistant.wendake import ghost, rules
 from assistant.wendake import moves as M
+from assistant.wendake.edits import conceal
 from assistant.wendake.generate import random_move
+from assistant.wendake.observer import expected_readings, map_board, village_board
+from assistant.wendake.referee import GhostInstruction, GhostReferee, new_solo_game
 from assistant.wendake.scoring import solo_score
 from assistant.wendake.state import Turn
-from assistant.wendake.observer import expected_readings, map_board, village_board
-from wendake_helpers import ED
 
 
 def look(st, frame=0, drop=(), unread=None) -> Observation:

@@ -20,18 +20,19 @@ from dataclasses import replace
 
 import pytest
 
-from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Observation, Reading
-from assistant.wendake.movelog import move_log_equal, noop_moves, turns_equal
 from assistant.table.events import IllegalMove, MoveRecognized, ScoreMismatch, TableOutOfSync
+from assistant.table.evidence import Look, Node
+from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Observation, Reading
 from assistant.table.tracker import Tracker
-from assistant.wendake.edits import apply_edit, conceal
 from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.edition import load_edition
+from assistant.wendake.edits import apply_edit, conceal
 from assistant.wendake.generate import play_random_game
+from assistant.wendake.movelog import move_log_equal, noop_moves, turns_equal
+from assistant.wendake.observer import PROGRESS_REGION, expected_readings, is_score_key, map_board, village_board
 from assistant.wendake.setup import new_game
 from assistant.wendake.state import PendingAction
-from assistant.wendake.observer import PROGRESS_REGION, expected_readings, is_score_key, map_board, village_board
 
 NAMES = ["Ann", "Bob", "Cy", "Di"]
 ALERTS = (IllegalMove, TableOutOfSync, ScoreMismatch)
@@ -405,7 +406,7 @@ def test_twenty_full_games(noisy):
 
 def _bought(tracker, st, p: int, tile: str, pay: tuple):
     """Player p buys ``tile`` from its row (the tracker notes what the purchase looked like): the state after."""
-    tracker._note_purchases(st, M.Trade(purchases=(M.Purchase(tile, pay),)))
+    tracker.x.note_purchases(st, M.Trade(purchases=(M.Purchase(tile, pay),)))
     after = st.copy()
     after.progress_rows[load_edition().progress[tile].level].remove(tile)
     after.players[p].progress.append(tile)
@@ -421,15 +422,15 @@ def test_a_purchase_that_looked_like_another_tile_can_be_named_by_its_use():
     st.players[0].tracks.update(economic=3, military=1, ritual=4, mask=2)  # Military is the lowest
     tr = Tracker(st)
     after = _bought(tr, st, 0, "P1-08", ("leather", "fish", "corn"))
-    assert tr.lookalikes[(0, "P1-08")] == {"P1-01"}  # not P1-03: its point would have gone on Ritual
-    named = dict(tr._tiles_for(after, 0, {"W-PRG-L1-1"}))
+    assert tr.x.lookalikes[(0, "P1-08")] == {"P1-01"}  # not P1-03: its point would have gone on Ritual
+    named = dict(tr.x.tiles_for(after, 0, {"W-PRG-L1-1"}))
     assert named == {"P1-01": {"op": "swap_progress", "player": 0, "give": "P1-08", "take": "P1-01", "holder": "row"}}
     apply_edit(after, named["P1-01"])
     assert "P1-01" in after.players[0].progress and after.progress_rows[1] == ["P1-08", "P1-03"]
     # with Military not the lowest, the purchase looked like no other tile
     st.players[0].tracks.update(military=5)
     _bought(tr, st, 0, "P1-08", ("leather", "fish", "corn"))
-    assert tr.lookalikes[(0, "P1-08")] == frozenset()
+    assert tr.x.lookalikes[(0, "P1-08")] == frozenset()
 
 
 def test_a_use_of_a_tile_another_player_was_taken_to_hold_names_both_purchases_through_the_row():
@@ -445,8 +446,8 @@ def test_a_use_of_a_tile_another_player_was_taken_to_hold_names_both_purchases_t
     tr = Tracker(st)
     pay = ("leather", "leather", "fish", "fish", "corn", "beans")
     after = _bought(tr, st, 0, "P2-10", pay)
-    assert tr.lookalikes[(0, "P2-10")] == {"P2-03"}  # not P2-06: its points would have gone on Mask
-    named = dict(tr._tiles_for(after, 0, {"W-PRG-L2-4"}))
+    assert tr.x.lookalikes[(0, "P2-10")] == {"P2-03"}  # not P2-06: its points would have gone on Mask
+    named = dict(tr.x.tiles_for(after, 0, {"W-PRG-L2-4"}))
     assert named == {"P2-04": {"op": "several", "edits": [
         {"op": "swap_progress", "player": 1, "give": "P2-04", "take": "P2-03", "holder": "row"},
         {"op": "swap_progress", "player": 0, "give": "P2-10", "take": "P2-04", "holder": "row"}]}}
@@ -456,7 +457,7 @@ def test_a_use_of_a_tile_another_player_was_taken_to_hold_names_both_purchases_t
     # a used P2-04 is George's for good
     after = _bought(tr, st, 0, "P2-10", pay)
     after.players[1].progress_used.append("P2-04")
-    assert dict(tr._tiles_for(after, 0, {"W-PRG-L2-4"})) == {}
+    assert dict(tr.x.tiles_for(after, 0, {"W-PRG-L2-4"})) == {}
 
 
 def test_a_free_order_tile_seen_turned_down_is_named_before_an_animal_the_pile_read_loosely_hides():
@@ -474,7 +475,7 @@ def test_a_free_order_tile_seen_turned_down_is_named_before_an_animal_the_pile_r
     st.players[p].progress.append("P1-09")
     st.players[p].resources["leather"] = 6
     tracker = Tracker(st.copy())
-    tracker.lookalikes[(p, "P1-09")] = frozenset({"P1-03"})
+    tracker.x.lookalikes[(p, "P1-09")] = frozenset({"P1-03"})
     truth = st.copy()
     apply_edit(truth, {"op": "swap_progress", "player": p, "give": "P1-09", "take": "P1-03", "holder": "row"})
     rules.apply(truth, M.UseProgress("P1-03"), load_edition())
@@ -587,7 +588,7 @@ def test_a_misreading_the_table_keeps_showing_marks_its_look_for_a_deeper_reread
     states, moves = record(2, 2)
     tracker = Tracker(conceal(new_game(NAMES[:2], seed=2)))
     tracker.observe(_unsure_look(states, moves, 0, 0.55))
-    assert [m.__class__.__name__ for m in tracker.moves][:1] == ["ReserveTurnOrder"] and len(tracker._looks) == 1
+    assert [m.__class__.__name__ for m in tracker.moves][:1] == ["ReserveTurnOrder"] and len(tracker.looks) == 1
     assert tracker._suspect_look() == 0
     agree = observation(tracker.state, 1)  # the track now shows the reservation the line made
     tracker._last_items = {k: r.value for k, r in agree.readings.items()}
@@ -600,7 +601,7 @@ def test_the_rereads_of_a_look_nothing_explains_stop_at_their_node_cap(monkeypat
     was explained wrongly. Each of those speculative searches stops at ``SPECULATIVE_NODES`` (e2e 4p s1003: such
     re-reads held an illegal move's alert back 7.3 s; the ones that found a line visited at most 210 nodes). With
     the cap at 5 the searches are cut, visit fewer nodes, and the look is called out with the same rule."""
-    import assistant.table.tracker as tracker_module
+    import assistant.table.alternatives as tracker_module
 
     states, moves = record(3, 22)
     ends = list(turn_ends(states, moves, 2))
@@ -686,14 +687,14 @@ def test_an_alternative_with_a_hidden_score_outlives_the_others():
     skipped Military action showed 33 looks later). The score alternative is kept ``SCORE_ALT_HORIZON`` looks and
     is not crowded out by the newer alternatives of how far a turn has gone (at most ``max_alts`` of those, each
     for ``alt_horizon`` looks)."""
-    from assistant.table.tracker import SCORE_ALT_HORIZON
+    from assistant.table.alternatives import SCORE_ALT_HORIZON
 
     base, hidden_up = _military_hidden_under_a_disk()
     other_hand = base.copy()
     other_hand.players[1].hand.append(None)
     tracker = Tracker(base)
-    items = [(k, r.value, r.confidence) for k, r in observation(base).readings.items()]
-    best, score_alt, plain = (tracker._node(s, (), items, 0) for s in (base, hidden_up, other_hand))
+    items = Look((k, r.value, r.confidence) for k, r in observation(base).readings.items())
+    best, score_alt, plain = (tracker.node(s, (), items, 0) for s in (base, hidden_up, other_hand))
     assert best.exp == score_alt.exp == plain.exp
     tracker._remember(items, 0, best, [best, score_alt])
     assert [a.score for a in tracker.alts] == [True]
@@ -714,8 +715,8 @@ def test_an_alternative_replays_the_looks_since_its_split_with_the_committed_mov
     4p s3: a hundred looks replayed took 5.8 s, now 0.6)."""
     base, hidden_up = _military_hidden_under_a_disk()
     tracker = Tracker(base)
-    items = [(k, r.value, r.confidence) for k, r in observation(base).readings.items()]
-    best, score_alt = (tracker._node(s, (), items, 0) for s in (base, hidden_up))
+    items = Look((k, r.value, r.confidence) for k, r in observation(base).readings.items())
+    best, score_alt = (tracker.node(s, (), items, 0) for s in (base, hidden_up))
     tracker._remember(items, 0, best, [best, score_alt])
     for _ in range(30):
         tracker._remember(items, 0, best, [best])
@@ -964,23 +965,23 @@ def test_a_disk_hidden_in_the_restore_heap_is_no_difference():
 def test_when_no_line_fits_a_disk_the_nearest_goes_first():
     """A score disk one space too far (e2e 2p s1004: an economic disk on 5 after a Trade worth 4 points) fits
     neither the Trade's points (4) nor a progress-tile purchase paid with the same resources (3): both lines cost
-    the same. The one whose value lies nearest to the disk seen goes first (``_Node.score_off``)."""
-    from assistant.table.tracker import _Node
+    the same. The one whose value lies nearest to the disk seen goes first (``Node.score_off``)."""
+    from assistant.wendake.observer import score_readings
 
     states, _ = record(2, 1)
     st = states[0].copy()
-    board, row = "wendake-scores-b", "lower"  # the second track of pair 1
-    track = st.pairs[1][1]
-    colour = st.players[0].colour
-    disks = {(board, row, colour): [5]}
-    st.players[0].tracks[track] = 4
-    near = Tracker._score_off(st, disks)
-    st.players[0].tracks[track] = 3
-    far = Tracker._score_off(st, disks)
-    assert (near, far) == (1, 2)
-    a = _Node(st, (), {}, 0.2, 0.7, 0.2, 0, score_off=near)
-    b = _Node(st, (), {}, 0.2, 0.7, 0.2, 0, score_off=far)
-    assert min([b, a], key=_Node.key) is a
+    track = st.pairs[1][1]  # the second track of pair 1 (the lower row of wendake-scores-b)
+    seen = st.copy()
+    seen.players[0].tracks[track] = 5
+    look = Look((k, v, 0.9) for k, v in score_readings(seen).items())  # the disk read on 5
+    tracker = Tracker(st.copy())
+    nodes = []
+    for value in (4, 3):
+        st.players[0].tracks[track] = value
+        nodes.append(tracker.node(st.copy(), (), look, 0))
+    near, far = nodes
+    assert (near.score_off, far.score_off) == (1, 2) and near.score_cost == far.score_cost > 0
+    assert min([far, near], key=Node.key) is near
 
 
 def test_a_canoe_hidden_on_its_lake_is_found_by_the_fish_it_catches():
@@ -1022,7 +1023,7 @@ def test_a_disk_put_onto_another_raises_one_alert_not_two():
     readings = {k: Reading(v, 0.9) for k, v in score_readings(st).items()}
     top = f"{SCORE_BOARDS[0]}/upper.5"
     readings.update({f"{SCORE_BOARDS[0]}/upper.4": Reading((), 0.9), top: Reading(((f"tribe_disk:{st.players[1].colour}", 1),), 0.9)})
-    events = tracker._check_scores([(k, r.value, r.confidence) for k, r in readings.items()])
+    events = tracker.x.check_scores(Look((k, r.value, r.confidence) for k, r in readings.items()))
     assert [(e.player, e.track, e.seen) for e in events if isinstance(e, ScoreMismatch)] == [(1, track, 5)]
 
 
@@ -1317,12 +1318,11 @@ def test_a_disk_still_on_its_start_space_and_seen_nowhere_is_no_alert(value, ale
 
 
 def _trade_candidates(st, obs) -> list:
-    """The Trades the tracker tries from ``st`` for the look ``obs``, in the order it tries them."""
+    """The Trades Wendake's explainer proposes from ``st`` for the look ``obs``, in the order the search tries them."""
     tracker = Tracker(st.copy())
-    items = [(key, r.value, r.confidence) for key, r in obs.readings.items()]
-    node = tracker._node(st, (), items, 0)
-    pending = [a.kind for a in st.turn.pending[st.turn.cursor:]]
-    return [m for m, _, _ in tracker._trade_candidates(node, items, pending)]
+    items = Look((key, r.value, r.confidence) for key, r in obs.readings.items())
+    node = tracker.node(st, (), items, 0)
+    return [m for m, _, _ in tracker.x.candidates(node, items) if isinstance(m, M.Trade)]
 
 
 def test_a_trade_whose_points_the_disk_shows_is_tried_first():
@@ -1369,7 +1369,7 @@ def test_a_trade_is_found_under_a_pile_counted_loosely_two_pieces_off():
     tried too (W-ACT-10)."""
     found = 0
     for where, st, m, obs in _trades_with_a_pile_misread(2, 0.05):
-        def same(t):
+        def same(t, m=m):
             return (sorted(t.exchanges) == sorted(m.exchanges) and sorted(t.points) == sorted(m.points)
                     and [sorted(b.pay) for b in t.purchases] == [sorted(b.pay) for b in m.purchases])
         assert any(same(t) for t in _trade_candidates(st, obs)), (where, M.move_to_json(m))
@@ -1428,7 +1428,7 @@ def test_a_tile_face_misread_under_its_action_marker_is_no_alert_as_the_tile_did
     TableOutOfSync; with the fine-tuned detector, Tan Pelts at 0.96-0.99. A tile does not change under a marker:
     a face read under it weighs as unsure however sure the read. The same sure misread on a slot with no marker is
     still called out."""
-    from assistant.table.tracker import MARKED_TILE_SURE
+    from assistant.wendake.evidence import MARKED_TILE_SURE
 
     states, moves = record(2, 3)
     k = next(i for i, m in enumerate(moves) if isinstance(m, M.Activate) and i > 10)
@@ -1514,7 +1514,6 @@ def test_free_order_used_with_nothing_to_reorder_shows_as_its_tile_turned_face_d
     player may use it at any time, even with no actions to reorder (e2e 2p s19: a TableOutOfSync when it was tried
     only with two or more actions pending): the tile read face down is explained by the use."""
     st = _turn_start_owning("P1-03")
-    p = st.current
     truth = st.copy()
     rules.apply(truth, M.UseProgress("P1-03"))
     tracker = Tracker(st.copy())

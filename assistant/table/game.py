@@ -32,7 +32,9 @@ Contract (``state`` and ``move`` are the game's own objects):
   {role: (layout prefix, default)}, ``required_board`` and the game's own) and ``parse_setup(body)`` (the wizard's
   form checked: ``new_state`` options, ``players`` and ``seed`` among them; ``UserError`` for bad input) and
   ``setup_record(state)`` (the set-up as the game log keeps it beside the initial state: ``players``, the names
-  in seat order, and what else a reader of the log needs).
+  in seat order, and what else a reader of the log needs);
+- explainer: ``explainer(tracker, edition=None)``, the game's side of the tracker's search (``Explainer``): one
+  object per tracker, which may read the tracker's accepted line and looks.
 """
 
 from __future__ import annotations
@@ -81,6 +83,60 @@ class Game(Protocol):
     def setup_options(self) -> dict: ...
     def parse_setup(self, body: dict) -> dict: ...
     def setup_record(self, state) -> dict: ...
+    def explainer(self, tracker, edition=None) -> Explainer: ...
+
+
+class Explainer(Protocol):
+    """What the tracker (``assistant.table.tracker``) asks of a game while it explains looks, one contract a member.
+    ``state`` and ``move`` are the game's own objects, ``items`` a look (``assistant.table.evidence.Look``), ``exp``
+    expected readings, ``node`` a scored line (``assistant.table.evidence.Node``)."""
+
+    ed: Any  # the game's edition data (the tracker's ``ed``)
+    lookalikes: dict  # what it learnt of the accepted moves; emptied when the tracker rebuilds its line
+    phases: tuple  # the search keeps the best lines of each phase, in this order
+    pref_cost: float  # the cost of one preference step beside the readings' confidences (``Node.key``)
+    tile_evidence_cap: float  # a weak read costs how far the expected value fits behind it, at most this
+    score_alert_confidence: float  # a score reading this sure that disagrees is a score alert, not doubt of a line
+
+    # the inverse model
+    def candidates(self, node, items) -> list: ...  # (move, rank, edit or None): the moves that may explain the look's differences
+    def shows_nothing(self, move) -> bool: ...  # what a camera can tell of a move: nothing on the table yet
+    def illegal_guess(self, node, items): ...  # (move, violation, player): the illegal move a difference looks like, or None
+    def fill_hidden(self, state, move) -> tuple: ...  # (move, edit or None): a move entered by hand fitted to hidden things
+    def note_purchases(self, state, move) -> None: ...  # learn from an accepted move before it is played
+    def missed_marker(self, node, items, before: dict, base): ...  # the key of the one sure reading that is a piece placed unseen, or None
+    # the game's moves, as the tracker plays them
+    def readings(self, readings: dict) -> dict: ...  # an observation's readings as weighed (derived readings added)
+    def apply(self, state, move, validate: bool = True) -> None: ...  # play a move in place
+    def apply_edit(self, state, edit: dict) -> None: ...  # make a hidden-information edit in place
+    def play_checked(self, state, move) -> None: ...  # play a move entered by hand; the game's IllegalMoveError if illegal
+    def child(self, state, move, edit): ...  # a copy with ``edit`` made and ``move`` played; None when illegal
+    def follow(self, state, moves): ...  # a copy with ``moves`` played; None when one is illegal
+    def player_runs(self, states: list, moves: list) -> Iterable: ...  # (player, start, end, score change) per run of one player's moves
+    def put_back(self, key: str, expected, seen) -> dict: ...  # one difference as an alert shows it
+    # the evidence hooks
+    def is_score(self, key: str) -> bool: ...  # a score reading: weighed apart, never rejects a move
+    def differs(self, key: str, value, expected) -> bool: ...  # a reading disagrees as its region is read
+    def counted(self, key: str) -> bool: ...  # a count a counter reads (loose and steady counts apply)
+    def loose(self, key: str, value, conf: float) -> bool: ...  # a count read too loosely to tell one piece more or less
+    def weight(self, key: str, value, conf: float, exp: dict, items) -> float: ...  # what a disagreeing reading weighs
+    def discounted(self, items) -> bool: ...  # the look reads a place ``weight`` may cap below its confidence
+    def in_flux(self, state): ...  # the prefix of the keys an open action may change (not learned as misreadings), or None
+    def score_cost(self, state, items, exp: dict) -> tuple: ...  # (score disagreement, spaces off, the other readings)
+    def score_sig(self, node, items) -> frozenset: ...  # the score readings that disagree with ``node``
+    def check_scores(self, items) -> list: ...  # the score alerts of the accepted position, raised and cleared on the tracker
+    # the shape of the search
+    def open_actions(self, state) -> int: ...  # obligations still open, counted as given up in a line's rank
+    def skip_cost(self, state, move) -> int: ...  # preference steps ``move`` costs by giving obligations up
+    def skipped(self, state, move) -> int: ...  # obligations ``move`` gives up
+    def turn_open(self, state) -> bool: ...  # a line that explains the look goes on from ``state``
+    def may_go_on(self, state) -> bool: ...  # a line that does not explain the look yet may add moves from ``state``
+    def owed_unseen(self, move) -> bool: ...  # owed though a camera may not see it: a depth of them is not stale
+    def phase(self, state) -> str: ...  # the phase of ``state``, one of ``phases``
+    def point_of_turn(self, state) -> tuple: ...  # who plays and how far the turn went: the search keeps a few of each
+    def signature(self, node) -> tuple: ...  # what makes two lines' positions the same for the search
+    def visible(self, node) -> tuple: ...  # what a line shows on the table: lines alike here need no confirmation
+    def hidden(self, node) -> tuple: ...  # what differs between positions that look the same: kept as alternatives
 
 
 _REGISTRY: dict[str, Game] = {}

@@ -300,7 +300,7 @@ class GameSession:
 
     def _undone(self) -> list[Event]:
         events: list[Event] = [self.tracker.undo()]
-        events += self.tracker._clear_alerts(None, "undo")
+        events += self.tracker.clear_alerts(None, "undo")
         if self.referee is not None:  # the Ghost step due now is told again
             self.referee.forget()
             events += self.referee.announce(self.tracker)

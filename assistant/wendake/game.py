@@ -13,6 +13,7 @@ from assistant.wendake import rules, setup_options, tablet
 from assistant.wendake.describe import describe
 from assistant.wendake.edition import load_edition
 from assistant.wendake.edits import apply_edit, conceal
+from assistant.wendake.explain import WendakeExplainer
 from assistant.wendake.generate import legal_moves, random_move
 from assistant.wendake.observer import expected_readings, region_kind
 from assistant.wendake.referee import GhostReferee
@@ -77,6 +78,9 @@ class Wendake:
 
     def region_kind(self, key: str) -> str:
         return region_kind(key)
+
+    def explainer(self, tracker, edition=None) -> WendakeExplainer:
+        return WendakeExplainer(tracker, edition)
 
     def referee(self, state: State) -> GhostReferee | None:
         return GhostReferee(load_edition()) if state.solo is not None else None

@@ -41,21 +41,26 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from assistant.table import events as _events
-from assistant.table import tracker as _tracker
 from assistant.errors import UserError
+from assistant.table import events as _events
 from assistant.table.observation import Observation, split_key, split_reading_key
-from assistant.wendake import ghost
+from assistant.wendake import ghost, rules
 from assistant.wendake import moves as M
-from assistant.wendake import rules
 from assistant.wendake.describe import describe
 from assistant.wendake.edition import Edition, load_edition
+from assistant.wendake.explain import player_runs
 from assistant.wendake.generate import legal_moves
-from assistant.wendake.state import Options, State
 from assistant.wendake.observer import (
-    MASK_BOARD, SCORE_BOARDS, expected_readings, is_score_key, map_board, score_colours, score_reading_agrees,
+    MASK_BOARD,
+    SCORE_BOARDS,
+    expected_readings,
+    is_score_key,
+    map_board,
+    score_colours,
+    score_reading_agrees,
     village_board,
 )
+from assistant.wendake.state import Options, State
 
 RULE_OF = {M.GhostCard: "W-SOLO-8", M.GhostAction: "W-SOLO-10", M.GhostRestore: "W-SOLO-11"}
 LASTING = ("out of view",)  # boards_unread reasons that waiting will not clear: such keys stay unchecked
@@ -355,7 +360,7 @@ class GhostReferee:
             nxt = states[-1].copy()
             rules.apply(nxt, m, self.ed)
             states.append(nxt)
-        for p, i, j, change in _tracker.player_runs(states, v.moves):
+        for p, i, j, change in player_runs(states, v.moves):
             run = v.moves[i:j]
             ghostly = p is not None and states[i].is_ghost(p)
             texts = list(v.step.lines) if ghostly else [describe(states[k], v.moves[k], states[k + 1]) for k in range(i, j)]
@@ -374,7 +379,7 @@ class GhostReferee:
                 return []  # already shown
         events = self._clear(tracker)
         ev = _events.IllegalMove(0, v.rule, v.message, v.fix, v.step.before.solo.ghost, _json(v.step.move), v.problems)
-        ev = tracker._alert(ev)
+        ev = tracker.alert(ev)
         ev._ghost_sig = sig
         return events + [ev]
 
@@ -395,7 +400,7 @@ class GhostReferee:
                                   "not know it yet: the Ghost's moves this year depend on its oval and line.",
                                   "Reveal the top mask card for the Ghost and tap it on the tablet; then play on.",
                                   st.solo.ghost, None, [])
-        ev = tracker._alert(ev)
+        ev = tracker.alert(ev)
         ev._ghost_sig = sig
         return [ev]
 

@@ -1,0 +1,228 @@
+"""The kept alternatives and re-reads: recovering when an earlier look was explained wrongly.
+
+Alternatives: lines that explained a look exactly as well as the accepted one and looked the same on the table,
+but differ in hidden things (``Explainer.hidden``), are kept (``Alternative``) with the looks since they split.
+When the accepted line no longer explains the table (or its score disks), each is replayed over those looks and
+the look now; one that explains them all, and this look better, replaces the accepted moves from its split
+(``Correction("switch")``). Re-reads: a look nothing explains searches again from before each of the last looks
+that added moves (``Tracker.looks``); a line that explains this look and, through its own positions, every look
+since replaces the moves from there. Both searches are speculative: at most ``SPECULATIVE_NODES`` nodes each.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from assistant.table.events import Correction, Event
+from assistant.table.evidence import Node, one_piece_off, reading_error
+
+BACKTRACK_LOOKS = 4  # accepted looks an unexplained look may re-read (``_try_backtrack``)
+BACKTRACK_FIRST = 2  # ... of which the first unexplained look re-reads
+BACKTRACK_TRIES = 3  # unexplained looks in a row that try it
+# Nodes a speculative search may visit: a re-read from before an earlier look (``_try_backtrack``) or a kept
+# alternative's search (``_try_alternatives``); the search stops once it reaches this many (docs/tracker.md)
+SPECULATIVE_NODES = 400
+# An alternative whose score values differ from the accepted line's (a disk hidden under another) is kept this
+# many looks, apart from the others (``Tracker.max_alts`` within ``alt_horizon``), at most SCORE_ALTS of them: the
+# hidden disk shows only once the disk on top of it moves on (docs/tracker.md)
+SCORE_ALT_HORIZON = 120
+SCORE_ALTS = 2
+
+
+@dataclass
+class Alternative:
+    """An alternative line kept across observations: from move ``at`` of the committed log, ``moves`` (with
+    ``edits``: (index into moves, edit)) explained the observation where the lines split as well as the committed
+    ones did, and the table looked the same, but hidden things differ (a score value under another disk, an
+    action whose effect does not show). ``obs`` counts the observations seen since the split."""
+
+    at: int
+    moves: tuple
+    edits: tuple
+    state: object
+    born: int  # index into Tracker._history of the first observation after the split
+    # the line replayed so far (``Tracker._try_alternatives``): over the first ``done`` observations since the
+    # split, to ``now`` with ``line`` moves and ``line_edits``; ``dead`` once one of them was not explained
+    done: int = 0
+    now: object = None
+    line: list = field(default_factory=list)
+    line_edits: list = field(default_factory=list)
+    dead: bool = False
+    score: bool = False  # its score values differ from the committed line's: kept longer (``SCORE_ALT_HORIZON``)
+
+
+class Alternatives:
+    """The tracker's kept alternatives and re-reads (a part of ``Tracker``)."""
+
+    def _remember(self, items, at: int, best: Node, nodes: list[Node]) -> None:
+        """Keep alive the candidates that explained this observation exactly as well as the accepted one and
+        look the same on the table, but differ in hidden things; drop the alternatives too old to matter."""
+        if self.alts:
+            edited = any(self.edits.get(i) for i in range(at, len(self.moves)))
+            self._history.append((items, None if edited else tuple(self.moves[at:])))
+        committed = self.x.hidden(best)
+        found, keys = 0, {committed}
+        for n in sorted(nodes, key=Node.key):
+            if found >= 2:
+                break
+            if n is best or abs(n.cost - best.cost) > 1e-9 or abs(n.score_cost - best.score_cost) > 1e-9 \
+                    or n.worst >= self.alert_confidence or n.exp != best.exp:
+                continue
+            h = self.x.hidden(n)
+            if h in keys:
+                continue
+            keys.add(h)
+            score = h[0] != committed[0]  # ``_hidden``'s first part: the score values
+            self.alts.append(Alternative(at, n.moves, n.edits, n.state, len(self._history), score=score))
+            found += 1
+        now = len(self._history)
+        keep = {id(a) for a in [a for a in self.alts if not a.score and a.born >= now - self.alt_horizon][-self.max_alts:]
+                + [a for a in self.alts if a.score and a.born >= now - SCORE_ALT_HORIZON][-SCORE_ALTS:]}
+        self.alts = [a for a in self.alts if id(a) in keep]
+        if not self.alts:
+            self._history = []
+        else:
+            first = min(a.born for a in self.alts)
+            if first:
+                self._history = self._history[first:]
+                for a in self.alts:
+                    a.born -= first
+        self.stats["alternatives"] += found
+
+    def _forget(self) -> None:
+        self.alts, self._history, self._deferred, self._deferred_looks = [], [], [], 0
+
+    def _try_alternatives(self, items, committed: Node | None) -> list[Event] | None:
+        """Replay each kept alternative over the observations since its split and this one; when one explains
+        them all and this one better than the committed line, switch to it: a ``Correction("switch")`` takes
+        back the committed moves since the split and plays the alternative's (the log stays append-only and a
+        resumed game replays the switch)."""
+        found = []
+        for alt in self.alts:
+            if alt.now is None:
+                alt.now, alt.line, alt.line_edits = alt.state, list(alt.moves), [{"at": i, "edit": e} for i, e in alt.edits]
+            # each observation is replayed once per alternative: the line so far is kept between looks
+            while not alt.dead and alt.born + alt.done < len(self._history):
+                items_then, committed_then = self._history[alt.born + alt.done]
+                node = self._followed(alt.now, committed_then, items_then) \
+                    or min(self._explain(alt.now, items_then, max_nodes=SPECULATIVE_NODES), key=Node.key)
+                if not self._acceptable(node):
+                    alt.dead = True
+                    break
+                alt.line_edits += [{"at": len(alt.line) + i, "edit": e} for i, e in node.edits]
+                alt.line += node.moves
+                alt.now = node.state
+                alt.done += 1
+            if alt.dead:
+                continue
+            node = min(self._explain(alt.now, items, max_nodes=SPECULATIVE_NODES), key=Node.key)
+            if self._acceptable(node) and (committed is None or (node.cost, node.score_cost) < (committed.cost, committed.score_cost)):
+                moves = alt.line + list(node.moves)
+                edits = alt.line_edits + [{"at": len(alt.line) + i, "edit": e} for i, e in node.edits]
+                found.append(((round(node.cost, 6), round(node.score_cost, 6), len(moves)), alt, moves, edits))
+        if not found:
+            return None
+        _, alt, moves, edits = min(found, key=lambda x: x[0])
+        return self._switch(alt.at, moves, edits, items)
+
+    def _followed(self, st, moves: tuple | None, items) -> Node | None:
+        """The moves the committed line took at a past look, played from an alternative's position ``st``, when
+        they are legal there and explain that look acceptably; else None (the alternative's replay searches).
+        An alternative differs in hidden things only, so the moves the table showed are nearly always its moves
+        too: a replay of a hundred looks took a hundred searches (e2e 4p s3: 5.8 s on one look)."""
+        if moves is None:
+            return None
+        s = self.x.follow(st, moves)
+        if s is None:
+            return None
+        self.base_exp = self.game.expected_readings(st)
+        node = self.node(s, moves, items, 0)
+        return node if self._acceptable(node) else None
+
+    def _switch(self, at: int, moves: list, edits: list[dict], items) -> list[Event]:
+        """Replace the committed moves from ``at`` on by ``moves`` (a ``Correction("switch")``: the log stays
+        append-only and a resumed game replays the switch)."""
+        removed = self.moves[at:]
+        kept = [look for look in self.looks if look[0] < at]  # looks before ``at`` were explained by moves kept
+        self._relog(len(removed), moves, edits)
+        self._rebuild()
+        if moves:
+            self.looks = (kept + [(at, items)])[-BACKTRACK_LOOKS:]
+        self._forget()
+        self.stats["switches"] += 1
+        events: list[Event] = [Correction(
+            "switch", [self.game.move_to_json(m) for m in removed], [self.game.move_to_json(m) for m in moves],
+            f"the table showed that an earlier turn went differently: {len(removed)} move(s) replaced by {len(moves)}",
+            edits)]
+        events += self.clear_alerts(("IllegalMove", "TableOutOfSync", "ScoreMismatch", "NeedsConfirmation"),
+                                     "an earlier turn was re-read")
+        return events + self.x.check_scores(items)
+
+    def _try_backtrack(self, items) -> list[Event] | None:
+        """A look nothing explains may show that an earlier look was explained wrongly: a marker the camera
+        missed made another move look better (a turn-order reservation instead of an action). Search again from
+        before each of the last looks that added moves; a line that explains this look and, through its own
+        intermediate positions, every look since replaces the committed moves (``_switch``). The first unexplained
+        look re-reads ``BACKTRACK_FIRST`` looks, the next ones ``BACKTRACK_LOOKS``: a look that one hand or glare
+        spoils is often explained again by the next, and re-reading far back on it once switched a right Restore
+        for a wrong one. Any unexplained look re-reads at least back to the suspect look (``_suspect_look``)."""
+        depth = BACKTRACK_FIRST if self._unexplained <= 1 else BACKTRACK_LOOKS
+        suspect = self._suspect_look()
+        if suspect is not None:
+            depth = max(depth, len(self.looks) - suspect)
+        for back in range(1, min(depth, len(self.looks)) + 1):
+            at = self.looks[-back][0]
+            base = self.replay(at)
+            nodes = self._explain(base, items, max_nodes=SPECULATIVE_NODES)
+            best = min(nodes, key=Node.key)
+            known = None
+            ok = self._acceptable(best)
+            # the marker of a turn re-read may be one the camera missed (3p s17: the tile whose Move came later
+            # had been taken for a hidden Mask's); it stays a known misreading only if the line is taken
+            if not ok:
+                known = dict(self.misreadings)
+                best, ok = self._with_missed_marker(best, nodes, items, base)
+            if best.moves and ok and list(best.moves) != self.moves[at:] \
+                    and self._explains_looks(base, best, [it for _, it in self.looks[-back:]]):
+                self.stats["backtracks"] += 1
+                edits = [{"at": i, "edit": e} for i, e in best.edits]
+                return self._switch(at, list(best.moves), edits, items)
+            if known is not None:
+                self.misreadings = known
+        return None
+
+    def _suspect_look(self) -> int | None:
+        """The index in ``_looks`` of the earliest kept look that tolerated a misreading the table still shows
+        exactly so (a turn-order disk read yellow at 0.57 while the line gave the space to nobody): a reading
+        that stays the same look after look may have been right, and the line chosen there wrong (4p s9: a
+        reservation taken for another player's Ritual under a hand). None when there is none."""
+        exp = self.game.expected_readings(self.state)
+        since = [m.since for k, v in self._last_items.items()
+                 if (m := self.misreadings.get(k)) is not None and m.since is not None and k in exp and self._known(k, v, exp[k])]
+        if not since:
+            return None
+        first = min(since)
+        return next((i for i, (at, _) in enumerate(self.looks) if at >= first), None)
+
+    def _explains_looks(self, base, node: Node, looks: list) -> bool:
+        """Whether the positions ``node``'s moves pass through from ``base`` explain each of ``looks`` in order
+        (each by a position no earlier than the one before), as they were accepted: within the noise allowed."""
+        states, _ = self._line_states(base, node, validate=False)
+        i = 0
+        for items in looks:
+            while i < len(states) and not self._near(self.node(states[i], (), items, 0), items):
+                i += 1
+            if i == len(states):
+                return False
+        return True
+
+    def _near(self, node: Node, items) -> bool:
+        """Whether ``node`` explains a past look within its noise: acceptable, or off only by one sure reading
+        one piece short or over (four fish lying close, read as three), the rest unsure and few. A look accepted
+        on such a miscount may have been explained by a wrong move (a fish read short taken for one paid)."""
+        if self._acceptable(node):
+            return True
+        diffs = self.differing(node, items)
+        sure = [(k, v) for k, v, c in diffs if c >= self.alert_confidence]
+        return len(sure) == 1 and one_piece_off(reading_error(sure[0][1], node.exp.get(sure[0][0]))) \
+            and sum(c for _, _, c in diffs if c < self.alert_confidence) < self.accept_cost
