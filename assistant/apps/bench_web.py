@@ -62,7 +62,12 @@ class SyntheticSession:
     def snapshot(self) -> dict:
         with self._cond:
             log = [{"index": e["seq"], "text": e["payload"]["text"], "scores": {}} for e in self.events[-200:]]
-            return {"players": [{"name": n, "colour": c, "tracks": dict(t), "swap_tokens": 1, "turtles": 0}
+            pairs = [["economic", "military"], ["ritual", "mask"]]
+            return {"game": "wendake",
+                    "players": [{"name": n, "colour": c, "tracks": dict(t), "swap_tokens": 1, "turtles": 0,
+                                 "pairs": [{"tracks": [a, b], "values": [t[a], t[b]], "lower": a if t[a] < t[b] else b if t[b] < t[a] else None,
+                                            "counted": min(t[a], t[b])} for a, b in pairs],
+                                 "projected_total": sum(min(t[a], t[b]) for a, b in pairs) + 1}
                                 for n, c, t in zip(self.names, self.colours, self.tracks)],
                     "pairs": [["economic", "military"], ["ritual", "mask"]], "year": 1, "current": self.last_seq % len(self.names),
                     "turn_order": list(range(len(self.names))), "alerts": [], "moves": log}
