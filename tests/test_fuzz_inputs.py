@@ -232,7 +232,7 @@ def test_layout_files_get_one_line_or_are_used(capsys, workdir, tiny_image, data
 
 # ---- web JSON bodies ---------------------------------------------------------------------------------------------
 PIN = "48219305"
-JSON_ROUTES = ["/api/unlock", "/api/correct", "/api/confirm", "/api/ghost_card", "/api/setup/game", "/api/setup/layouts",
+JSON_ROUTES = ["/api/unlock", "/api/correct", "/api/confirm", "/api/tablet/ghost_card", "/api/setup/game", "/api/setup/layouts",
                "/api/trace/save"]
 
 

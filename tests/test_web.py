@@ -588,7 +588,7 @@ def test_no_game_yet_page_points_to_setup(tmp_path):
     h = {"X-CSRF-Token": unlocked(c)}
     r = c.post("/api/undo", json={}, headers=h)
     assert r.status_code == 400 and "no game yet" in r.get_json()["error"]
-    r = c.post("/api/ghost_card", json={"card": "M01"}, headers=h)
+    r = c.post("/api/tablet/ghost_card", json={"card": "M01"}, headers=h)
     assert r.status_code == 400 and "no game yet" in r.get_json()["error"]
 
 
@@ -646,16 +646,16 @@ def test_ghost_card_tap_needs_the_pin_and_is_checked(tmp_path):
     session = SoloSession()
     c = _solo_env(tmp_path, session)
     t = token(c)
-    r = c.post("/api/ghost_card", json={"card": "M01"}, headers={"X-CSRF-Token": t})
+    r = c.post("/api/tablet/ghost_card", json={"card": "M01"}, headers={"X-CSRF-Token": t})
     assert r.status_code == 403 and r.get_json()["need"] == "pin"
     t = unlocked(c)
     h = {"X-CSRF-Token": t}
-    r = c.post("/api/ghost_card", json={"card": "M99"}, headers=h)
+    r = c.post("/api/tablet/ghost_card", json={"card": "M99"}, headers=h)
     assert r.status_code == 400 and "not a mask card" in r.get_json()["error"]
-    assert c.post("/api/ghost_card", json={"card": "M05"}, headers=h).status_code == 200
+    assert c.post("/api/tablet/ghost_card", json={"card": "M05"}, headers=h).status_code == 200
     assert session.calls == [("correct", [{"type": "ghost_card", "card": "M05"}])]
     assert session.state.solo.year_card == "M05" and not session.state.solo.awaiting_card
-    r = c.post("/api/ghost_card", json={"card": "M06"}, headers=h)
+    r = c.post("/api/tablet/ghost_card", json={"card": "M06"}, headers=h)
     assert r.status_code == 400 and "already known" in r.get_json()["error"]
     page = c.get("/").get_data(as_text=True)
     assert "data-ghost-card-form" not in page and "It is your turn." in page
@@ -677,7 +677,7 @@ def test_ghost_instruction_names_the_piece_and_place(tmp_path):
 def test_ghost_card_refused_outside_a_solo_game(env):
     _, session, c = env
     t = unlocked(c)
-    r = c.post("/api/ghost_card", json={"card": "M01"}, headers={"X-CSRF-Token": t})
+    r = c.post("/api/tablet/ghost_card", json={"card": "M01"}, headers={"X-CSRF-Token": t})
     assert r.status_code == 400 and "not a solo game" in r.get_json()["error"]
     page = c.get("/").get_data(as_text=True)
     assert "data-ghost" not in page and "data-options" not in page  # no engine state: nothing to show

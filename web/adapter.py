@@ -282,12 +282,6 @@ def _alert_words(a: dict) -> dict:
             "fix": str(a.get("fix") or ""), "fix_lines": [], "boards": []}
 
 
-# ---- the solo Ghost's mask card (Wendake) ----------------------------------------------------------------------
-def ghost_card(session, card) -> object:
-    """Enter the Ghost's revealed mask card (W-SOLO-8) from a tap on the tablet, as a correction move."""
-    return tablet_action(session, "ghost_card", {"card": card})
-
-
 class NoGame:
     """The session the app serves before any game exists: an empty scoreboard; the wizard starts a game.
     ``problem``: the game log exists but cannot be opened (damaged, locked...): the scoreboard and the alert

@@ -7,8 +7,9 @@ capped per client and in all, a refused stream gets 429/503 with ``Retry-After``
 (the page's snapshot as JSON, web.adapter), ``/board.jpg`` (the latest board image).
 
 Changing anything is a POST that needs the PIN (``/api/unlock``) and the CSRF token (header ``X-CSRF-Token``):
-``/api/undo``, ``/api/correct``, ``/api/confirm``, ``/api/ghost_card`` (solo: the Ghost's revealed mask card)
-here, the setup and tracer APIs in web.setup_routes and web.trace_routes.
+``/api/undo``, ``/api/correct``, ``/api/confirm``, ``/api/tablet/<action>`` (a tap the game turns into moves:
+Wendake's ``ghost_card``, the solo Ghost's revealed mask card) here, the setup and tracer APIs in
+web.setup_routes and web.trace_routes.
 
 Config keys (``create_app(session, config)``):
   PIN_FILE       where the hashed PIN and session secret live (required; web.security)
@@ -255,10 +256,10 @@ def create_app(session, config: dict | None = None) -> Flask:
         adapter.confirm(tw.session, index)
         return jsonify(ok=True)
 
-    # ---- solo: the Ghost's mask card from a tap (W-SOLO-8) -------------------------------------------------------
-    @app.post("/api/ghost_card")
-    def api_ghost_card():
-        adapter.ghost_card(tw.session, _json_body().get("card"))
+    # ---- a tap the game turns into moves (Wendake: the Ghost's mask card, W-SOLO-8) --------------------------------
+    @app.post("/api/tablet/<action>")
+    def api_tablet(action):
+        adapter.tablet_action(tw.session, action, _json_body())
         return jsonify(ok=True)
 
     app.register_blueprint(setup_routes.bp)

@@ -172,7 +172,7 @@
     const card = f.elements.card.value;
     if (err) err.textContent = "";
     if (!card) { if (err) err.textContent = "Choose the card first."; return; }
-    const r = await post("/api/ghost_card", { card });
+    const r = await post("/api/tablet/ghost_card", { card });
     if (r.ok) toast("Ghost card " + card + " entered.");
     else if (err) err.textContent = r.body.error || "The card was refused.";
   });
