@@ -232,7 +232,7 @@ def test_feed_with_a_real_tracker_card_tap_alerts_and_log():
     alert = next(e for e in out if isinstance(e, IllegalMove))
     assert alert.rule == "W-SOLO-8" and "tap" in alert.fix and tracker.state.solo.awaiting_card
     assert referee.feed(tracker, look(early, 3)) == []  # the same alert is not raised again
-    tracker.correct([{"type": "ghost_card", "card": card}])  # the tablet tap (web.adapter.ghost_card)
+    tracker.correct([{"type": "ghost_card", "card": card}])  # the tablet tap (POST /api/tablet/ghost_card)
     rules.apply(truth, M.GhostCard(card), ED)
     frame = 4
     ghost_moves = wrong = invisible = 0
