@@ -92,11 +92,11 @@ def new_state(players, seed: int | None = None, colours=None, pairs=None, turn_o
               tribes=None, solo: bool = False, difficulty: str = "medium", **more) -> State:
     """A new game for a session: ``players`` (names), one colour, one tribe id (or None) per player (W-TRB), the track
     ``pairs`` and ``turn_order`` (dealt at random from ``seed`` when None), the rule ``options`` in force (spec
-    section 20, as JSON); ``solo``: one player against the Ghost (W-SOLO-1..6), ``difficulty`` easy, medium or
-    hard. ``more`` goes to ``setup.new_game``. UserError for a set-up that cannot be."""
-    if solo:
-        return new_solo_game(players, colours=colours, seed=seed, difficulty=difficulty, tribes=tribes, options=options)
-    names = list(players)
+    section 20, as JSON); ``solo`` (and any game of one player): one player against the Ghost (W-SOLO-1..6),
+    ``difficulty`` easy, medium or hard. ``more`` goes to ``setup.new_game``. UserError for a set-up that cannot be."""
+    names = [players] if isinstance(players, str) else list(players)
+    if solo or len(names) == 1:
+        return new_solo_game(names, colours=colours, seed=seed, difficulty=difficulty, tribes=tribes, options=options)
     colours = list(colours) if colours else [None] * len(names)
     if len(colours) != len(names):
         raise UserError(f"{len(names)} players but {len(colours)} colours; give one colour per player.")
