@@ -2,8 +2,7 @@
 
 Each game, at each of its player counts, plays a seeded random game (``random_move``) and must keep:
 
-- its invariants: ``invariant_errors`` is empty along the playout (every third state and the last: a broken
-  invariant stays broken), and the playout ends;
+- its invariants: ``invariant_errors`` is empty at every state of the playout, and the playout ends;
 - JSON round trips: states and moves read back from their JSON equal the originals;
 - ``check`` agreeing with ``legal_moves`` and ``apply``: every legal move checks clean and applies; a move from
   elsewhere in the game, or one whose JSON was altered, either checks clean and applies, or is reported (or
@@ -13,7 +12,9 @@ Each game, at each of its player counts, plays a seeded random game (``random_mo
 - a tracker that reproduces the game seen through a perfect camera: fed the expected readings after every move
   that changes them, from the set-up with every hidden thing unknown (``conceal``), it raises no alert but
   ``NeedsConfirmation`` (two lines a camera cannot tell apart), and at every other look the table its state
-  implies is the true one, as far as the tracker weighs a reading (``camera_view``).
+  implies is the true one, as far as the tracker weighs a reading (``camera_view``). A game with a referee (moves
+  the game makes itself, told to the players, whose hidden parts they tap in: Wendake's solo Ghost) is followed
+  by its session, not the tracker alone, and is tested by the game's own tests.
 
 Only the interface is used: a new game passes this file without touching it.
 """
@@ -33,7 +34,6 @@ from assistant.table.tracker import Tracker
 
 NAMES = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay"]
 MAX_MOVES = 3000  # a playout longer than this does not end
-INVARIANT_STRIDE = 3  # states checked for the invariants: every third (a broken invariant stays broken), and the last
 SAMPLE = 12  # states sampled along a playout for the costlier checks
 CAMERA_MOVES = 120  # moves of a playout seen by the perfect camera
 ALERTS = ("IllegalMove", "TableOutOfSync", "ScoreMismatch")
@@ -71,8 +71,8 @@ def test_a_random_playout_keeps_the_invariants(name, players):
     game = games.get(name)
     states, moves = playout(name, players)
     assert game.is_over(states[-1]), f"{len(moves)} random moves and the game is not over"
-    for k in [*range(0, len(states), INVARIANT_STRIDE), len(states) - 1]:
-        assert game.invariant_errors(states[k]) == [], f"after move {k}: {moves[k - 1] if k else 'set-up'}"
+    for k, state in enumerate(states):
+        assert game.invariant_errors(state) == [], f"after move {k}: {moves[k - 1] if k else 'set-up'}"
 
 
 @pytest.mark.parametrize("name,players", CASES, ids=IDS)
@@ -165,6 +165,8 @@ def camera_view(game, readings: dict) -> dict:
 def test_the_tracker_follows_a_game_seen_through_a_perfect_camera(name, players):
     game = games.get(name)
     states, moves = playout(name, players)
+    if game.referee(states[0]) is not None:
+        pytest.skip("the game makes some moves itself, through its referee and players' taps (Wendake solo: test_solo_camera)")
     tracker = Tracker(game.conceal(states[0]), game=game)
     seen = game.expected_readings(states[0])
     looks = 0
