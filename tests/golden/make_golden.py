@@ -15,7 +15,20 @@ on the path. It needs only the ``session`` and ``observation`` modules, found wh
     PYTHONPATH=/tmp/e2e-base python tests/golden/make_golden.py write ~/.cache/tablewatch/e2e-tiles \\
         game_2p_s7:40 game_3p_s5:30 ... --out tests/golden
 
-The looks come from a rendered game's ``looks.jsonl`` (``tablewatch e2e ... --looks-only``).
+The looks come from a rendered game's ``looks.jsonl``: a full ``tablewatch e2e`` replay saves them. The corpus
+in this folder was made from the frozen pre-issue-33 tree (``/tmp/e2e-base``, commit 6306a79), with the e2e
+games' own options but their first table changes only (``--max-states``), plus two injected games at a higher
+rate to reach an ``IllegalMove``::
+
+    cd /tmp/e2e-base; export PYTHONPATH=/tmp/e2e-base
+    python -m assistant.cli e2e --games 3 --injected-games 3 --max-states 40 --out /tmp/golden-src2 --workers 1
+    python -m assistant.cli e2e --games 0 --injected-games 6 --max-states 40 --out /tmp/golden-src3 --workers 1
+    python -m assistant.cli e2e --games 0 --injected-games 2 --inject-rate 0.4 --max-states 30 --out /tmp/golden-src4
+    python tests/golden/make_golden.py write /tmp/golden-src2 game_2p_s1 game_3p_s2 game_4p_s3
+    python tests/golden/make_golden.py write /tmp/golden-src3 game_2p_s1004 game_3p_s1005 game_4p_s1006
+    python tests/golden/make_golden.py write /tmp/golden-src4 game_2p_s1001 game_3p_s1002 --suffix _inject40
+
+(``make_golden.py`` given as its path in the new tree; each header records the render options and the tree.)
 """
 
 from __future__ import annotations
@@ -77,7 +90,13 @@ def scan(src: Path) -> None:
             print(f"  {i:4d} {s:6.2f} s (to here {total:6.1f} s) {len(evs)} events {' '.join(rare)}")
 
 
-def write(src: Path, picks: list[str], out: Path) -> None:
+def _render_options(folder: Path) -> dict | None:
+    """How ``tablewatch e2e`` rendered the game (``done.json``'s options: players, seed, inject rate, max states)."""
+    done = folder / "done.json"
+    return json.loads(done.read_text(encoding="utf-8")).get("options") if done.is_file() else None
+
+
+def write(src: Path, picks: list[str], out: Path, suffix: str = "") -> None:
     out.mkdir(parents=True, exist_ok=True)
     for pick in picks:
         name, _, n = pick.partition(":")
@@ -90,9 +109,10 @@ def write(src: Path, picks: list[str], out: Path) -> None:
             "seed": meta.get("seed"),
             "initial": meta.get("initial"),
             "looks": len(looks),
+            "rendered_with": _render_options(src / name),
             "made_with": str(Path(sys.modules[GameSession.__module__].__file__).parent),
         }
-        path = out / f"{name}.jsonl.gz"
+        path = out / f"{name}{suffix}.jsonl.gz"
         with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as f:
             f.write(json.dumps(header, separators=(",", ":")) + "\n")
             for look, events, _ in looks:
@@ -114,11 +134,12 @@ def main(argv=None) -> int:
     w.add_argument("src", type=Path)
     w.add_argument("picks", nargs="+", help="GAME_FOLDER[:FIRST_N_LOOKS]")
     w.add_argument("--out", type=Path, default=Path(__file__).parent)
+    w.add_argument("--suffix", default="", help="added to each file's name (games rendered with other options)")
     a = ap.parse_args(argv)
     if a.cmd == "scan":
         scan(a.src)
     else:
-        write(a.src, a.picks, a.out)
+        write(a.src, a.picks, a.out, a.suffix)
     return 0
 
 
