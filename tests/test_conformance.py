@@ -12,7 +12,8 @@ Each game, at each of its player counts, plays a seeded random game (``random_mo
 - a tracker that reproduces the game seen through a perfect camera: fed the expected readings after every move
   that changes them, from the set-up with every hidden thing unknown (``conceal``), it raises no alert but
   ``NeedsConfirmation`` (two lines a camera cannot tell apart), and at every other look the table its state
-  implies is the true one, as far as the tracker weighs a reading (``camera_view``). A game with a referee (moves
+  implies is the true one, as far as the tracker weighs a reading (``camera_view``); its accepted line, replayed
+  with its edits from the concealed set-up, is legal and gives the same table. A game with a referee (moves
   the game makes itself, told to the players, whose hidden parts they tap in: Wendake's solo Ghost) is followed
   by its session, not the tracker alone, and is tested by the game's own tests.
 
@@ -183,3 +184,11 @@ def test_the_tracker_follows_a_game_seen_through_a_perfect_camera(name, players)
                 f"after move {k - 1}: {moves[k - 1]}"
             )
     assert looks >= min(CAMERA_MOVES, len(moves)) // 4
+    # the accepted line is legal from the concealed set-up: its edits name hidden things only, each move checks clean
+    state = game.copy(tracker.initial)
+    for k, move in enumerate(tracker.moves):
+        for edit in tracker.edits.get(k, ()):
+            game.apply_edit(state, edit)
+        assert game.check(state, move) == [], f"accepted move {k}: {move}"
+        state = game.apply(state, move)
+    assert game.expected_readings(state) == game.expected_readings(tracker.state)
