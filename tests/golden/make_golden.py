@@ -29,6 +29,10 @@ rate to reach an ``IllegalMove``::
     python tests/golden/make_golden.py write /tmp/golden-src4 game_2p_s1001 game_3p_s1002 --suffix _inject40
 
 (``make_golden.py`` given as its path in the new tree; each header records the render options and the tree.)
+A game rendered with ``--max-states`` is the e2e game cut short: the frames of 2p s1, 3p s2 and 4p s3 are
+byte-identical to the first 111, 114 and 103 frames of the full e2e set's (``cmp``). To take the corpus from
+the full set instead, once ``tablewatch e2e ... --looks-only`` has saved its looks: ``write
+~/.cache/tablewatch/e2e-tiles game_2p_s1:41 ...`` (the ``:N`` keeps each test under a few seconds).
 """
 
 from __future__ import annotations
