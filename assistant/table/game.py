@@ -13,7 +13,8 @@ Contract (``state`` and ``move`` are the game's own objects):
   one-line texts; empty when the state is possible);
 - moves: ``move_to_json`` / ``move_from_json`` (``InvalidMoveError`` for a move that is not well typed),
   ``check(state, move)`` (the list of broken rules, each with its rule ID; raises only ``MoveError``),
-  ``apply(state, move)`` (a new state; ``IllegalMoveError`` when the move breaks a rule; nothing else),
+  ``apply(state, move)`` (plays the move on ``state`` in place, as python-chess's ``push``, and returns it;
+  ``IllegalMoveError`` when the move breaks a rule; nothing else),
   ``legal_moves(state)`` (lazy), ``random_move(state, rng)`` (a seeded random player) and
   ``describe(before, move, after)`` (the move in a player's words);
 - hidden information: ``conceal(state)`` (a state with every hidden thing unknown, as at a real table) and
@@ -118,8 +119,8 @@ class Explainer(Protocol):
     def is_score(self, key: str) -> bool: ...  # a score reading: weighed apart, never rejects a move
     def differs(self, key: str, value, expected) -> bool: ...  # a reading disagrees as its region is read
     def counted(self, key: str) -> bool: ...  # a count a counter reads (loose and steady counts apply)
-    def loose(self, key: str, value, conf: float) -> bool: ...  # a count read too loosely to tell one piece more or less
-    def weight(self, key: str, value, conf: float, exp: dict, items) -> float: ...  # what a disagreeing reading weighs
+    def loose(self, key: str, value, conf: float, base: dict) -> bool: ...  # a count read too loosely to tell one piece more or less
+    def weight(self, key: str, value, conf: float, exp: dict, items, base: dict) -> float: ...  # what a disagreeing reading weighs
     def discounted(self, items) -> bool: ...  # the look reads a place ``weight`` may cap below its confidence
     def in_flux(self, state): ...  # the prefix of the keys an open action may change (not learned as misreadings), or None
     def score_cost(self, state, items, exp: dict) -> tuple: ...  # (score disagreement, spaces off, the other readings)
