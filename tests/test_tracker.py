@@ -1,4 +1,5 @@
-"""The move tracker on perfect, noisy and doctored observations of seeded random games (assistant/table/tracker.py).
+"""The move tracker on perfect, noisy and doctored observations of seeded random games (assistant/table/tracker.py and
+the Wendake explainer, assistant/wendake/explain*.py).
 
 Observations are ``expected_readings`` of the true state, taken after each physical turn (EndTurn, Restore) and,
 for some turns, in the middle. The tracker starts from the game's set-up with every hidden thing unknown
@@ -906,7 +907,7 @@ def test_a_look_explained_wrongly_through_a_fish_read_short_is_reread():
 def test_an_action_marker_the_camera_misses_on_its_tile_is_taken_as_placed():
     """Game 5 (2 players): from the first Activate after move 10 on, the marker on its slot is never seen (the
     slot reads empty, surely: a red marker on a dark tile), while the Sages area shows it gone. The Activate is
-    still found (``Tracker._marker_unseen``: every slot is tried when the marker left the Sages and shows nowhere)
+    still found (``WendakeExplainer._marker_unseen``: every slot is tried when the marker left the Sages and shows nowhere)
     and let in at once (``_missed_marker``: the slot becomes a known misreading), and the year goes on without an
     alert. A marker seen on a slot where no line may put it is still flagged (the line-rule injections above)."""
     states, moves = record(2, 5)
@@ -1049,7 +1050,7 @@ def test_a_board_under_a_hand_and_one_unsure_miscount_bound_the_search(seed):
 def test_a_marker_missed_on_its_tile_after_it_was_seen_raises_no_alert():
     """A player's first action marker of the year is seen when it is placed, then missed on its tile (read empty,
     surely) at every later look of the year, as on a dark tile (e2e 3p s17: 6 alerts). The player's other markers
-    read where they are, so the four are counted (``Tracker._marker_kept``, W-COMP-3): no alert, and the turns go
+    read where they are, so the four are counted (``WendakeExplainer._marker_kept``, W-COMP-3): no alert, and the turns go
     on. The same marker moved to another tile shows there, and is an alert."""
     states, moves = record(2, 5)
     first = next(i for i, m in enumerate(moves) if isinstance(m, M.Activate))

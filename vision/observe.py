@@ -236,7 +236,7 @@ TILE_MIN_CAMERA_PX_PER_MM = 0.8  # below this the camera itself does not resolve
 # Every read goes out with its runner-ups (``Reading.others``), weak ones too: on the six e2e games (camera at
 # 0.85-1.2 px/mm, every 2nd settled frame) reads with a margin of 0.1 or more were 100 % right (3932 of 3932), weaker
 # ones 69 % (366 of 532), but the true tile was never more than 0.27 behind them, which the tracker weighs
-# (``assistant.table.tracker.TILE_EVIDENCE_CAP``); a weak read still says which tiles the slot does not hold.
+# (``assistant.wendake.evidence.TILE_EVIDENCE_CAP``); a weak read still says which tiles the slot does not hold.
 TALL_MERGE_MM = {"warrior_standing": 9.0}  # same-class detections closer than this are one tall piece
 
 

@@ -129,14 +129,13 @@ class Alternatives:
         """The moves the committed line took at a past look, played from an alternative's position ``st``, when
         they are legal there and explain that look acceptably; else None (the alternative's replay searches).
         An alternative differs in hidden things only, so the moves the table showed are nearly always its moves
-        too: a replay of a hundred looks took a hundred searches (e2e 4p s3: 5.8 s on one look)."""
+        too, and a replay needs no search for them."""
         if moves is None:
             return None
         s = self.x.follow(st, moves)
         if s is None:
             return None
-        self.base_exp = self.game.expected_readings(st)
-        node = self.node(s, moves, items, 0)
+        node = self.node(s, moves, items, 0, base=self.game.expected_readings(st))
         return node if self._acceptable(node) else None
 
     def _switch(self, at: int, moves: list, edits: list[dict], items) -> list[Event]:
@@ -177,8 +176,8 @@ class Alternatives:
             best = min(nodes, key=Node.key)
             known = None
             ok = self._acceptable(best)
-            # the marker of a turn re-read may be one the camera missed (3p s17: the tile whose Move came later
-            # had been taken for a hidden Mask's); it stays a known misreading only if the line is taken
+            # the marker of a turn re-read may be one the camera missed; it stays a known misreading only if the
+            # line is taken
             if not ok:
                 known = dict(self.misreadings)
                 best, ok = self._with_missed_marker(best, nodes, items, base)
@@ -192,10 +191,10 @@ class Alternatives:
         return None
 
     def _suspect_look(self) -> int | None:
-        """The index in ``_looks`` of the earliest kept look that tolerated a misreading the table still shows
+        """The index in ``looks`` of the earliest kept look that tolerated a misreading the table still shows
         exactly so (a turn-order disk read yellow at 0.57 while the line gave the space to nobody): a reading
-        that stays the same look after look may have been right, and the line chosen there wrong (4p s9: a
-        reservation taken for another player's Ritual under a hand). None when there is none."""
+        that stays the same look after look may have been right, and the line chosen there wrong. None when there
+        is none."""
         exp = self.game.expected_readings(self.state)
         since = [m.since for k, v in self._last_items.items()
                  if (m := self.misreadings.get(k)) is not None and m.since is not None and k in exp and self._known(k, v, exp[k])]
@@ -210,7 +209,7 @@ class Alternatives:
         states, _ = self._line_states(base, node, validate=False)
         i = 0
         for items in looks:
-            while i < len(states) and not self._near(self.node(states[i], (), items, 0), items):
+            while i < len(states) and not self._near(self.node(states[i], (), items, 0, base=node.base), items):
                 i += 1
             if i == len(states):
                 return False

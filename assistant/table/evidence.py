@@ -63,6 +63,9 @@ class Node:
     edits: tuple = ()  # (index into moves, edit dict): hidden-information edits made before that move
     known: float = 0.0  # confidence of the readings that differ exactly as a known misreading (``Evidence._known``)
     score_off: int = 0  # spaces between the score disks seen and where the state puts them (``Explainer.score_cost``)
+    # the expected readings of the position the line's search started from: what a reading is weighed against
+    # beside the line's own (``Explainer.weight``); each search sets it for its lines, none shares it
+    base: dict = field(default=None, compare=False, repr=False)
     x: object = field(default=None, compare=False, repr=False)  # the game's explainer, which ``key`` asks
 
     @property
@@ -105,10 +108,13 @@ class Evidence:
     """The tracker's evidence weighing (a part of ``Tracker``): scoring a line against a look, the known
     misreadings, and the readings still to explain."""
 
-    def node(self, state, moves: tuple, items, pref: int, exp=None, edits: tuple = (), as_read: bool = False) -> Node:
-        """A candidate line scored against a look; ``as_read``: every reading weighed at its confidence (no
-        ``_weight``)."""
+    def node(self, state, moves: tuple, items, pref: int, exp=None, edits: tuple = (), as_read: bool = False,
+             base: dict | None = None) -> Node:
+        """A candidate line scored against a look: ``exp`` the expected readings of ``state`` (made when None);
+        ``base`` those of the position its search started from (``exp`` when None: the line starts there);
+        ``as_read``: every reading weighed at its confidence (no ``Explainer.weight``)."""
         exp = self.game.expected_readings(state) if exp is None else exp
+        base = exp if base is None else base
         cost = worst = known = 0.0
         x = self.x
         score_cost, off, others = x.score_cost(state, items, exp)
@@ -117,22 +123,21 @@ class Evidence:
             if value == expected or expected is ABSENT:  # most readings agree: the quick test first
                 continue
             if x.differs(key, value, expected) and not (
-                    x.counted(key) and x.loose(key, value, conf) and one_piece_off(reading_error(value, expected))):
-                w = conf if as_read else x.weight(key, value, conf, exp, items)
+                    x.counted(key) and x.loose(key, value, conf, base) and one_piece_off(reading_error(value, expected))):
+                w = conf if as_read else x.weight(key, value, conf, exp, items, base)
                 if self._known(key, value, expected):
                     known += w  # no new evidence: costs nothing
                 else:
                     runner_ups = self._weighed.get((key, value, conf))
                     cost += w if runner_ups is None else max(w, min(runner_ups.get(expected, 1.0), x.tile_evidence_cap))
                     worst = max(worst, w)
-        return Node(state, moves, exp, cost, score_cost, worst, pref, edits, known, off, x)
+        return Node(state, moves, exp, cost, score_cost, worst, pref, edits, known, off, base, x)
 
     def _known(self, key: str, value, expected) -> bool:
         """Whether ``value`` at ``key`` disagrees with ``expected`` exactly as a misreading tolerated before did:
-        a Home read one warrior short keeps reading one short as warriors come and go. It is then no new evidence,
-        neither against a move nor for one that would 'explain' it. A resource pile counted short that reads the
-        same count as it grows is one too: the counter undercounts a big pile (e2e 4p s12 and s15, beans and
-        pumpkins 7 read 6, then 9 still read 6 at 0.12-0.16; the Harvest that made them 9 was given up)."""
+        a place read one piece short keeps reading one short as pieces come and go. It is then no new evidence,
+        neither against a move nor for one that would 'explain' it. A counted place read short that reads the same
+        count as it grows is one too (a counter undercounts a big pile; docs/tracker.md)."""
         known = self.misreadings.get(key)
         if known is None:
             return False
@@ -149,16 +154,15 @@ class Evidence:
 
     def _learn_misreadings(self, node: Node, items, at: int) -> None:
         """After a look is accepted (its moves played from log position ``at``): remember the unsure disagreements
-        it tolerated, as weighed (``_weight``; keyed by how they differ, and from when), forget the places that now
-        read right; places not read this look keep what was known. The piles of a player whose tile still has
-        actions open are not learned: an action still to come may explain them (e2e 2p s1001: 2 fish read 1 at
-        0.40 after a Fish the look did not yet take; learned, it made the Fish cost more than giving it up)."""
+        it tolerated, as weighed (``Explainer.weight``; keyed by how they differ, and from when), forget the places
+        that now read right; places not read this look keep what was known. The places an action still open may
+        change (``Explainer.in_flux``) are not learned: that action may explain them."""
         flux = self.x.in_flux(node.state)
         for key, value, conf in items:
             if key not in node.exp or self.x.is_score(key) or (flux and key.startswith(flux)):
                 continue
             if self.x.differs(key, value, node.exp[key]) \
-                    and self.x.weight(key, value, conf, node.exp, items) < self.alert_confidence:
+                    and self.x.weight(key, value, conf, node.exp, items, node.base) < self.alert_confidence:
                 if not self._known(key, value, node.exp[key]):
                     self.misreadings[key] = Misreading(reading_error(value, node.exp[key]), at, value)
             elif not self._known(key, value, node.exp[key]):  # reads right again, or a new sure disagreement (an
@@ -166,11 +170,11 @@ class Evidence:
 
     def differing(self, node: Node, items, min_conf: float = 0.0) -> list[tuple[str, object, float]]:
         """The non-score readings that disagree with ``node`` (known misreadings left out), with their confidence
-        as weighed (``_weight``)."""
+        as weighed (``Explainer.weight``)."""
         out = []
         for k, v, c in items:
             if not self.x.is_score(k) and self.is_open(k, v, node.exp):
-                c = self.x.weight(k, v, c, node.exp, items)
+                c = self.x.weight(k, v, c, node.exp, items, node.base)
                 if c >= min_conf:
                     out.append((k, v, c))
         return out

@@ -27,11 +27,11 @@ class Search:
         left unexplained (a board under a hand), searched on from where they stopped as well, so that two turns
         seen at once need not be found from scratch. ``max_nodes``: the nodes a speculative search may visit
         (``SPECULATIVE_NODES``)."""
-        self.base_exp = self.game.expected_readings(state)
-        root = self.node(state, (), items, 0, self.base_exp)
+        base = self.game.expected_readings(state)
+        root = self.node(state, (), items, 0, base)
         if root.exact:
             return [root]
-        roots = [root] + [self.node(d.state, d.moves, items, d.pref, edits=d.edits) for d in starts]
+        roots = [root] + [self.node(d.state, d.moves, items, d.pref, edits=d.edits, base=base) for d in starts]
         return self._search(roots, items, max_nodes)
 
     def _search(self, roots: list[Node], items, max_nodes: int | None = None) -> list[Node]:
@@ -54,7 +54,7 @@ class Search:
                     if st is None:
                         continue  # the move (or its edit) is illegal there
                     edits = node.edits if edit is None else node.edits + ((len(node.moves), edit),)
-                    child = self.node(st, node.moves + (move,), items, node.pref + pref, edits=edits)
+                    child = self.node(st, node.moves + (move,), items, node.pref + pref, edits=edits, base=node.base)
                     sig = x.signature(child)
                     if sig in seen and seen[sig] <= child.pref:
                         continue  # reached already, as well or better (a longer path may skip fewer actions)
@@ -87,8 +87,7 @@ class Search:
                     break
                 continue
             fit = self._fit(children[0])
-            # a Restore the camera cannot see (tile faces too small to read) explains nothing yet is owed: a depth
-            # of them is not stale (e2e 4p s1006 re-rendered: four unseen Restores before a Transfer, never reached)
+            # a move owed though the camera may not see it explains nothing yet: a depth of them is not stale
             stale = 0 if fit < best else stale if x.owed_unseen(children[0].moves[-1]) else stale + 1
             best = min(best, fit)
             if stale >= self.patience:

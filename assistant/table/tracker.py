@@ -90,7 +90,6 @@ class Tracker(Line, Evidence, Search, Alternatives):
         self._miscount: tuple = (None, 0)  # (the sure one-piece miscount that held the last look back, looks in a row)
         # tile faces read with runner-ups: (reading key, value, confidence) -> {runner-up value: margin behind}
         self._weighed: dict[tuple, dict] = {}
-        self.base_exp: dict = {}  # the expected readings of the position the current search starts from
         # resource spaces at the last look that added moves that read as its position had them: key -> (value,
         # confidence). Not a look that added none: a pile changed by an action the search has not yet taken (a
         # Harvest under way) reads as the position before
@@ -132,14 +131,12 @@ class Tracker(Line, Evidence, Search, Alternatives):
             # earlier observation may (a score value hidden under another disk then, visible now); not again
             # while the score disks disagree as they did at the last look
             if sig is None or sig != self._score_seen:
-                base_exp = self.base_exp
                 switched = self._try_alternatives(items, best if ok else None)
                 if switched is not None:
                     return switched
-                self.base_exp = base_exp  # the alternatives' replays searched from other positions
         self._score_seen = sig
         # moves that leave the table as it was (a warrior out of its Home and back) are no reason to let a look in
-        stubborn = [] if ok or not best.moves or best.exp == self.base_exp else self._stubborn(best, items)
+        stubborn = [] if ok or not best.moves or best.exp == best.base else self._stubborn(best, items)
         if ok:
             self._miscount = (None, 0)
         if ok or stubborn:
@@ -174,7 +171,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
                 self.looks = (self.looks + [(at, items)])[-BACKTRACK_LOOKS:]
                 self.steady = {k: (v, c) for k, v, c in items if self.x.counted(k) and best.exp.get(k, ABSENT) == v}
             if stubborn:  # the moves are in; the places they did not touch that still disagree stay an alert
-                events += self._explain_failure(self.node(self.state, (), items, 0), items)
+                events += self._explain_failure(self.node(self.state, (), items, 0, base=best.base), items)
             if not obs.boards_unread:  # with a board unread the turn may be only half seen: its points too
                 events += self.x.check_scores(items)
         else:
@@ -189,21 +186,20 @@ class Tracker(Line, Evidence, Search, Alternatives):
             failure = self._as_read(best, nodes, items)
             if self._unexplained == 1 and failure.worst < self.alert_confidence and not failure.score_cost \
                     and all("#tile" in k for k, _, _ in self.differing(failure, items)):
-                # only tile faces read weakly disagree, none surely: a poor look (five tiles of a board read weakly
-                # at once, e2e 4p s6) is looked at once more before the table is called out of sync. A piece or a
-                # disk out of place is called out at once (an illegal move shows there)
+                # only tile faces read weakly disagree, none surely: a poor look is looked at once more before the
+                # table is called out of sync; a piece or a disk out of place is called out at once
                 self.stats["held"] += 1
                 return events
             events += self._explain_failure(failure, items)
         return events
 
     def _as_read(self, best: Node, nodes: list[Node], items) -> Node:
-        """The line that best explains the look with every reading weighed as read (no Home stack discounted,
-        ``_weight``): what the alert names. A warrior gone from a Home and seen across a river is a Move that broke
-        the river rule (W-MOV-2), not some other line that leaves the Home as it was."""
+        """The line that best explains the look with every reading weighed as read (no place discounted,
+        ``Explainer.weight``): what the alert names. A piece gone from a stack and seen where a rule forbids it is
+        the illegal move, not some other line that leaves the stack as it was."""
         if not self.x.discounted(items):
             return best
-        again = [self.node(n.state, n.moves, items, n.pref, n.exp, n.edits, as_read=True) for n in nodes]
+        again = [self.node(n.state, n.moves, items, n.pref, n.exp, n.edits, as_read=True, base=n.base) for n in nodes]
         top = min(again, key=Node.key)
         return best if top.moves == best.moves else top
 
@@ -238,7 +234,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
         if not sure or len(sure) > STUBBORN_MAX or sum(c for _, _, c in diffs if c < self.alert_confidence) >= self.accept_cost:
             self._miscount = (None, 0)
             return []
-        before = self.base_exp  # the committed position's readings (this look's search started there)
+        before = best.base  # the committed position's readings (this look's search started there)
         touched = [(k, reading_error(v, best.exp.get(k))) for k, v, _ in sure if before.get(k) != best.exp.get(k)]
         if not touched:
             return sure
@@ -257,13 +253,12 @@ class Tracker(Line, Evidence, Search, Alternatives):
         marker on a slot, so it never gets in this way. ``(best, False)`` when there is no such line. ``base``: the
         position the lines start from (the committed one, or an earlier one when re-reading)."""
         base = self.state if base is None else base
-        before = self.base_exp  # the readings of ``base``, where the search of these lines started
         for node in sorted(nodes, key=Node.key):
-            key = self.x.missed_marker(node, items, before, base)
+            key = self.x.missed_marker(node, items, node.base, base)  # node.base: the readings of ``base``
             if key is None:
                 continue
             self.misreadings[key] = Misreading(reading_error(self._last_items[key], node.exp[key]), None)
-            again = self.node(node.state, node.moves, items, node.pref, node.exp, node.edits)
+            again = self.node(node.state, node.moves, items, node.pref, node.exp, node.edits, base=node.base)
             if self._acceptable(again):
                 return again, True
             del self.misreadings[key]

@@ -146,45 +146,44 @@ class WendakeEvidence:
         return frozenset((k, v) for k, v, _ in items if is_score_key(k) and k in colours
                          and not score_reading_agrees(v, colours[k]))
 
-    def _steady_read(self, key: str, value, conf: float) -> bool:
+    def _steady_read(self, key: str, value, conf: float, base: dict) -> bool:
         """Whether a resource space reads as at the last look that added moves, where it read as the position had
         it and as the search's start has it still, as surely within ``STEADY_MARGIN``: the pile did not change. Not
-        a count that is a lower bound (``COUNT_BOUND_CONFIDENCE``): more pieces do not change it (3p s17: 9 beavers
-        read 7, then 10 still 7)."""
+        a count that is a lower bound (``COUNT_BOUND_CONFIDENCE``): more pieces do not change it."""
         before = self.t.steady.get(key)
-        return before is not None and before[0] == value == self.t.base_exp.get(key) \
+        return before is not None and before[0] == value == base.get(key) \
             and abs(conf - before[1]) <= STEADY_MARGIN and conf != COUNT_BOUND_CONFIDENCE
 
-    def loose(self, key: str, value, conf: float) -> bool:
+    def loose(self, key: str, value, conf: float, base: dict) -> bool:
         """Whether a resource space's count is read too loosely to tell one piece more or less: below
         ``LOOSE_COUNT_CONFIDENCE``, or below ``STEADY_COUNT_CONFIDENCE`` where the last look that added moves read
         the same count ``SHAKEN_COUNT_MARGIN`` more surely; never a steady read (``_steady_read``), which tells
         that the pile did not change whatever its count."""
-        if self._steady_read(key, value, conf):
+        if self._steady_read(key, value, conf, base):
             return False
         before = self.t.steady.get(key)
         shaken = before is not None and before[0] == value and conf < STEADY_COUNT_CONFIDENCE \
             and before[1] - conf >= SHAKEN_COUNT_MARGIN
         return conf < LOOSE_COUNT_CONFIDENCE or shaken
 
-    def weight(self, key: str, value, conf: float, exp: dict, items) -> float:
+    def weight(self, key: str, value, conf: float, exp: dict, items, base: dict) -> float:
         """How much a reading that disagrees with ``exp`` weighs: its confidence, but at most
         ``HOME_STACK_CONFIDENCE`` for a Home read with fewer warriors than ``exp`` has there (warriors hidden in
-        the stack) while ``exp`` keeps the Home as in ``_base_exp`` (the position the search started from), or
-        while the Home reads as in ``_base_exp`` and the look shows none of the colour's warriors that ``exp``
+        the stack) while ``exp`` keeps the Home as in ``base`` (the position the search started from), or
+        while the Home reads as in ``base`` and the look shows none of the colour's warriors that ``exp``
         brings there anywhere else (map, Long Houses; ``_hidden_at_home``); at most ``HEAP_CONFIDENCE`` for the mask
         board's restore heap; at most ``MARKED_TILE_CONFIDENCE`` for a tile face under an action marker ``exp`` has
-        on its slot, read below ``MARKED_TILE_SURE`` or where ``exp`` keeps the tile of ``_base_exp`` (a tile does
+        on its slot, read below ``MARKED_TILE_SURE`` or where ``exp`` keeps the tile of ``base`` (a tile does
         not change under a marker: the marker hides part of the face, and history knows the tile)."""
         if key in self._homes and conf > HOME_STACK_CONFIDENCE and _fewer(value, exp.get(key)) and (
-                exp.get(key) == self.t.base_exp.get(key)
-                or value == self.t.base_exp.get(key) and self._hidden_at_home(key, value, exp, items)):
+                exp.get(key) == base.get(key)
+                or value == base.get(key) and self._hidden_at_home(key, value, exp, items)):
             return HOME_STACK_CONFIDENCE
         if key == RESTORE_HEAP:
             return min(conf, HEAP_CONFIDENCE)
-        if conf < STEADY_COUNT_CONFIDENCE and self._steady_read(key, value, conf):
+        if conf < STEADY_COUNT_CONFIDENCE and self._steady_read(key, value, conf, base):
             return STEADY_COUNT_CONFIDENCE
-        if key.endswith("#tile") and (conf < MARKED_TILE_SURE or exp.get(key) == self.t.base_exp.get(key)):
+        if key.endswith("#tile") and (conf < MARKED_TILE_SURE or exp.get(key) == base.get(key)):
             slot = exp.get(key[:-len("#tile")])
             if isinstance(slot, tuple) and any(k.startswith("action_marker:") for k, _ in slot):
                 return min(conf, MARKED_TILE_CONFIDENCE)
@@ -228,8 +227,7 @@ class WendakeEvidence:
                 if colour in by_colour:
                     wrong[(by_colour[colour], track)] = v
             # a space that should show a disk reads empty or another colour; under another player's disk seen
-            # there (itself flagged just above: e2e 2p s1001, a disk put one space too far onto another's) it may
-            # just be hidden: one alert for one disk put wrong
+            # there (itself flagged just above) it may just be hidden: one alert for one disk put wrong
             covered = bool(value) and split_key(value[0][0])[1] in by_colour
             for q in range(st.n):
                 if min(25, st.players[q].tracks[track]) == v and st.players[q].colour not in _colours_of(value) and not covered:
@@ -247,7 +245,6 @@ class WendakeEvidence:
             expected = min(25, pl.tracks[track])
             # a disk not seen on its space may just be under another disk only if someone else is there too; one
             # still on the start space, seen nowhere else in its row, has not moved since the set-up: no evidence
-            # (e2e 3p s2: blue disks on space 0 of one score board missed look after look, 2 false alerts)
             if seen is None:
                 others = [r for r in range(st.n) if r != q and min(25, st.players[r].tracks[track]) == expected]
                 if others or expected == self.ed.track_start:

@@ -204,8 +204,7 @@ class WendakeExplainer(WendakeEvidence, TradeProposals, ProgressProposals):
         """Whether player ``p``'s action markers are all where ``node`` has them but one the camera misses on its
         tile: every Sages space of ``p`` is read surely as ``node`` has it, and no tile slot shows ``p``'s marker
         where ``node`` has none. The four markers are then counted (W-COMP-3): the one not seen has not left its
-        tile (e2e 3p s17: a green marker on a B-HUNT tile, seen at 0.3-0.4 at one look in three and missed at the
-        others, 6 alerts). A marker moved to another tile or back to the Sages shows there."""
+        tile. A marker moved to another tile or back to the Sages shows there."""
         vb = village_board(p)
         marker = f"action_marker:{node.state.players[p].colour}"
         read = self._by_key(items)
@@ -221,7 +220,7 @@ class WendakeExplainer(WendakeEvidence, TradeProposals, ProgressProposals):
 
     def _marker_unseen(self, st: State, p: int, items, exp: dict) -> bool:
         """Whether player ``p``'s next action marker surely left the Sages area and no tile slot shows it where it
-        was not before: a marker the camera misses on its tile (a red marker on a dark tile, e2e 3p s14). Its
+        was not before: a marker the camera misses on its tile (a red marker on a dark tile). Its
         Activate is then tried on every slot, one rank worse; a marker seen on a slot (legal or not) is never
         explained this way."""
         pl = st.players[p]
@@ -242,8 +241,7 @@ class WendakeExplainer(WendakeEvidence, TradeProposals, ProgressProposals):
     def _hiding_lake(self, st: State, mp: str, items) -> str:
         """The key of the lake whose reading lost the most confidence since the last look that added moves, when
         it lost at least ``HIDING_LAKE_MARGIN``; else "". A canoe put down partly hidden by others lowers the
-        reading's confidence (e2e 4p s9: a crowded L2 went from 0.57 to 0.44, then 0.34, as two canoes went there
-        unseen); a lake read unsurely all along (two canoes stacked, 3p s8) hides nothing new."""
+        reading's confidence; a lake read unsurely all along hides nothing new."""
         if not self.t.looks:
             return ""
         now, _, _ = self._look_maps(items)
@@ -402,7 +400,7 @@ class WendakeExplainer(WendakeEvidence, TradeProposals, ProgressProposals):
         if "trade" in pending_kinds:
             out += self._trade_candidates(node, items, pending_kinds)
             if turned:  # Extra exchange (W-PRG-L1-8) used with no exchange made: only its tile shows, turned face
-                # down (slow test games 4p s108, 3p s110)
+                # down
                 out += [(M.Trade(use=use), 1, e) for use, e in self._use_sets(st, p, {"W-PRG-L1-8"})]
         if st.players[p].progress:
             out += self._use_progress_candidates(node, items, by_key, open_keys)
@@ -503,7 +501,7 @@ class WendakeExplainer(WendakeEvidence, TradeProposals, ProgressProposals):
         options = [(None, None)]
         takes = [t for t in st.display if t is not None] + player.set_aside
         # faces that differ by their id's level alone (A1-11 / A2-11) are told apart by one glyph: a face named
-        # that no choice lays out, whose one twin a choice can, names the twin (e2e 3p s20: A1-11 read A2-11 at 0.11)
+        # that no choice lays out, whose one twin a choice can, names the twin
         pool = set(player.below) | set(takes)
         for k, v in list(read.items()):
             twins = [] if v in pool else [t for t in pool if _level_twins(t, v)]
@@ -532,7 +530,7 @@ class WendakeExplainer(WendakeEvidence, TradeProposals, ProgressProposals):
         if st.phase == "actions" and st.turn.placed is not None:
             nxt = st.copy()
             rules.apply(nxt, M.EndTurn(), self.ed)
-            bases.append(self.t.node(nxt, best.moves + (M.EndTurn(),), items, 0))
+            bases.append(self.t.node(nxt, best.moves + (M.EndTurn(),), items, 0, base=best.base))
         diffs_by_base = []
         for base in bases:
             s = base.state

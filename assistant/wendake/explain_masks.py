@@ -53,9 +53,7 @@ class ProgressProposals:
     def _renamed_through_row(self, st: State, p: int, mine: list[str], q: int, x: str) -> dict | None:
         """The edit that gives p tile ``x``, held unused by player q, when no tile of p's looked like it: q's
         purchase of ``x`` was in truth a twin ``z`` still in the row, so ``x`` was in the row when p bought ``y``,
-        where ``z`` looked like it (e2e 4p s1003: George's P2-03 taken for its twin P2-04, so Ringo's P2-04,
-        bought later, was named P2-10, a tile of the track it scored on; Ringo's use of P2-04 went out of sync).
-        Two swaps through the row: q gives ``x`` for ``z``, then p gives ``y`` for ``x``. Not for an Alliance
+        where ``z`` looked like it. Two swaps through the row: q gives ``x`` for ``z``, then p gives ``y`` for ``x``. Not for an Alliance
         tile, whose flag would have to move as well."""
         if self.ed.progress[x].rule in ALLIANCE:
             return None
@@ -145,8 +143,7 @@ class ProgressProposals:
     def _as_guard_edits(self, st: State, p: int) -> list[dict | None]:
         """How p may stand an outpost up as a guard with the Transfer-as-guard tile (W-PRG-L2-2): None for p's
         own face-up tile, an edit for the tile p may own unseen (p bought its look-alike twin as far as the
-        camera could tell, ``tiles_for``). Without it a line explains the guard by another tile's steps (e2e
-        4p s12: 'Two steps' from the Home where 'Transfer as guard' was bought)."""
+        camera could tell, ``tiles_for``). Without it a line explains the guard by another tile's steps."""
         return [e for _, e in self.tiles_for(st, p, {TRANSFER_AS_GUARD})]
 
     def _ritual_uses(self, st: State, p: int, m: M.Ritual, open_keys) -> list:
@@ -379,8 +376,7 @@ class ProgressProposals:
             elif rule == "W-PRG-L1-3":
                 # Free order shows only as the tile turned face down (``view.progress_readings``); unseen, it is
                 # tried only where it could change what the turn does, as a last resort. Seen turned, it weighs as
-                # any other use: e2e 4p s6's Free order, named Animal at its purchase, was logged as Animal taking
-                # a leather that a pile read loosely could not deny, three years running
+                # any other use
                 t = st.turn
                 if turned or (t.placed == "tile" and not t.free_order and len(t.pending) - t.cursor > 1):
                     moves = [M.UseProgress(tile)]

@@ -94,13 +94,13 @@ class TradeProposals:
         target_rows = [tuple((i, r, target[r]) for i, r in enumerate(RESOURCES) if r in target) for target in targets]
         scored = _score_trades(purchases, point_sets, target_rows, limit)
         # the Trades at most one piece off the resources read whose economic points put the disk where it is read
-        # surely go first: piles the counter reads loosely fit a Trade with fewer points better than the true one
-        # (e2e 3p s17: 10 alerts -> 1). Two pieces off, they let an injected wrong step in (2p s1010)
+        # surely go first: piles the counter reads loosely fit a Trade with fewer points better than the true one.
+        # Two pieces off, they let an injected wrong step in
         gained = self._econ_read(st, p, items) if scored else 0
         if gained:
             first = self._hinted(st, p, scored, gained, max_miss=1)
             # a pile counted loosely may be two pieces off: the Trades that fit it exactly at one or two pieces from
-            # its count, with those points, come next (e2e 2p s13: fish 7 read 9 at 0.06 hid the true Trade)
+            # its count, with those points, come next
             conf = {r: self._by_key(items)[f"{vb}/resource.{r}"][1] for r in seen_res}
             loose = [r for r in seen_res if conf[r] < LOOSE_COUNT_CONFIDENCE]
             if loose:
@@ -112,8 +112,7 @@ class TradeProposals:
                                       exchanged=True)
                 # a pile read more loosely still says nothing of its count: the Trades that change the least sure
                 # such pile by any amount a Trade can come next (a tile's price of 3, a point, and 2 exchanges spent
-                # at most; as many exchanges got), with the points the disk shows (e2e 3p s5: a fish pile of 17 read
-                # 9 at 0.007 hid the Trade the disk showed). One pile only: the rows multiply with each
+                # at most; as many exchanges got), with the points the disk shows. One pile only: the rows multiply with each
                 blind = min(loose, key=conf.get)
                 if conf[blind] < BLIND_COUNT_CONFIDENCE:
                     rows = [tuple((i, r, d if r == blind else x) for i, r, x in row)
@@ -170,8 +169,7 @@ class TradeProposals:
     def _affordable(st: State, p: int, entry, exchanged: bool = False) -> bool:
         """Whether a scored Trade (``_trade_candidates``) pays its purchase and points with resources the player
         has before any exchange, or, ``exchanged``, after its exchanges (W-ACT-10: exchanges come first; each gives
-        a resource the player has). Allowing exchanges for every Trade the disk hints at let a noisy look's Trade in
-        (the slow test's noisy games: 1 -> 2 alerts); only the Trades under a loose pile need them (2p s13)."""
+        a resource the player has). Only the Trades under a loose pile are allowed exchanges."""
         paid, ones, row = entry[4], entry[5], entry[6]
         have = st.players[p].resources
         after = {r: have[r] for r in RESOURCES}
@@ -229,7 +227,7 @@ class TradeProposals:
     def _victims(self, st: State, p: int, items) -> list:
         """Smallpox victims that agree with the map: p's natives whose region now reads differently, and p's guards
         where the camera's reading is a known misreading (a Home read one short: one guard less reads the same,
-        or right; e2e 4p s15: 7 guards read 6, the victim's 6 read 6)."""
+        or right)."""
         exp = map_readings(st)
         differ = {split_reading_key(k)[1] for k, v, _ in items if self.t.is_open(k, v, exp)}
         board = map_board(st.n)
