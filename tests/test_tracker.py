@@ -66,14 +66,14 @@ def visible(state):
     return expected_readings(state), [dict(p.tracks) for p in state.players]
 
 
-def follow(players, seed, until_year=99, mid_turn=0.2, noise=0.0, drop=0.0, obs_seed=0):
+def follow(players, seed, until_year=99, mid_turn=0.2, noise=0.0, drop=0.0, obs_seed=0, watch=None):
     """Feed a recorded game to a tracker; returns figures. Stops at the first divergence from the truth.
 
     After every fully read observation the table the tracker's state implies must be the one seen
     (``expected_readings``); a score value hidden under another disk may be wrong for a while, as at a real
     table, until a later observation shows it (the tracker then switches to an alternative line it kept,
     ``Correction("switch")``). At the end, the exact score values must be the true ones and the move log is
-    compared turn by turn (``move_log_equal``)."""
+    compared turn by turn (``move_log_equal``). ``watch(tracker, events)`` is called after each look."""
     states, moves = record(players, seed)
     rng = random.Random(obs_seed)
     tracker = Tracker(conceal(new_game(NAMES[:players], seed=seed)))
@@ -94,6 +94,8 @@ def follow(players, seed, until_year=99, mid_turn=0.2, noise=0.0, drop=0.0, obs_
         figures["observations"] += 1
         figures["alerts"] += sum(isinstance(e, ALERTS) for e in events)
         figures["switches"] += sum(getattr(e, "action", None) == "switch" for e in events)
+        if watch is not None:
+            watch(tracker, events)
         if dropped:
             continue  # an unread board may leave the turn unexplained until the next full look
         if expected_readings(tracker.state) != expected_readings(truth):
@@ -682,30 +684,29 @@ def _military_hidden_under_a_disk():
     return base, hidden_up
 
 
-def test_an_alternative_with_a_hidden_score_outlives_the_others():
-    """Two lines that leave the table the same, one with red's military disk on 5 under blue's, the other on 6
-    under green's, stay two hypotheses until the disk on top moves on, which may take many looks (e2e 3p s2: a
-    skipped Military action showed 33 looks later). The score alternative is kept ``SCORE_ALT_HORIZON`` looks and
-    is not crowded out by the newer alternatives of how far a turn has gone (at most ``max_alts`` of those, each
-    for ``alt_horizon`` looks)."""
-    from assistant.table.alternatives import SCORE_ALT_HORIZON
+@pytest.mark.parametrize("horizon", [120, 10])
+def test_an_alternative_with_a_hidden_score_outlives_the_others(monkeypatch, horizon):
+    """Two lines that leave the table the same but put a score disk on different spaces under other disks stay two
+    hypotheses until the disk on top moves on, which may take many looks (e2e 3p s2: a skipped Military action
+    showed 33 looks later). Game 113 (3 players): from look 60 on, such a score alternative is kept
+    ``SCORE_ALT_HORIZON`` looks, while the newer alternatives of how far a turn has gone come and go (at most
+    ``max_alts`` of those, each for ``alt_horizon`` looks) and do not crowd it out."""
+    from assistant.table import alternatives
 
-    base, hidden_up = _military_hidden_under_a_disk()
-    other_hand = base.copy()
-    other_hand.players[1].hand.append(None)
-    tracker = Tracker(base)
-    items = Look((k, r.value, r.confidence) for k, r in observation(base).readings.items())
-    best, score_alt, plain = (tracker.node(s, (), items, 0) for s in (base, hidden_up, other_hand))
-    assert best.exp == score_alt.exp == plain.exp
-    tracker._remember(items, 0, best, [best, score_alt])
-    assert [a.score for a in tracker.alts] == [True]
-    for look in range(SCORE_ALT_HORIZON):
-        tracker._remember(items, 0, best, [best, plain])
-        assert sum(a.score for a in tracker.alts) == 1, look
-        assert sum(not a.score for a in tracker.alts) <= tracker.max_alts
-        assert all(a.born >= len(tracker._history) - tracker.alt_horizon for a in tracker.alts if not a.score)
-    tracker._remember(items, 0, best, [best, plain])
-    assert not any(a.score for a in tracker.alts)
+    monkeypatch.setattr(alternatives, "SCORE_ALT_HORIZON", horizon)
+    kept = []  # per look: (the score alternative kept, how many others)
+    figures = follow(3, 113, watch=lambda tracker, _events: kept.append(
+        (next((a for a in tracker.alts if a.score), None), sum(not a.score for a in tracker.alts))))
+    assert figures["finished"] and figures["alerts"] == 0
+    first = next(i for i, (alt, _) in enumerate(kept) if alt is not None)
+    lived = sum(alt is kept[first][0] for alt, _ in kept)
+    tracker = Tracker(new_game(NAMES[:3], seed=113))
+    assert all(others <= tracker.max_alts for _, others in kept)
+    assert max(others for _, others in kept[first:first + lived]) == tracker.max_alts  # the others came too
+    if horizon > len(kept) - first:
+        assert lived == len(kept) - first > tracker.alt_horizon  # kept to the end, past the others' horizon
+    else:
+        assert lived == horizon + 1
 
 
 def test_an_alternative_replays_the_looks_since_its_split_with_the_committed_moves():
