@@ -104,8 +104,10 @@ class Alternatives:
             # each observation is replayed once per alternative: the line so far is kept between looks
             while not alt.dead and alt.born + alt.done < len(self._history):
                 items_then, committed_then = self._history[alt.born + alt.done]
-                node = self._followed(alt.now, committed_then, items_then) \
-                    or min(self._explain(alt.now, items_then, max_nodes=SPECULATIVE_NODES), key=Node.key)
+                node = self._followed(alt.now, committed_then, items_then)
+                self.stats["replayed" if node is not None else "replay_searches"] += 1  # looks replayed without a search, with one
+                if node is None:
+                    node = min(self._explain(alt.now, items_then, max_nodes=SPECULATIVE_NODES), key=Node.key)
                 if not self._acceptable(node):
                     alt.dead = True
                     break
