@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from assistant.wendake.movelog import move_log_equal, noop_moves, observable, split_turns, turns_equal
 from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.generate import legal_moves
+from assistant.wendake.movelog import move_log_equal, noop_moves, observable, split_turns, turns_equal
 from assistant.wendake.setup import new_game
 
 
@@ -66,7 +66,7 @@ def test_moves_that_change_only_lists_and_counts_are_no_no_ops():
     states, moves = [], []
     play_random_game(["Ann", "Bob"], seed=1001, on_move=lambda s, m: (states.append(s.copy()), moves.append(m)))
     changed = set()
-    for i, m in enumerate(moves):
+    for i in range(len(moves)):
         before, after = copy.deepcopy(states[i].to_json()), copy.deepcopy((states[i + 1] if i + 1 < len(states) else states[i]).to_json())
         before.pop("turn"), after.pop("turn")
         if before != after:

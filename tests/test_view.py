@@ -4,11 +4,16 @@ from collections import Counter
 
 import pytest
 
-from assistant.table.observation import split_key, split_reading_key
+from assistant.table.observation import Reading, split_key, split_reading_key
 from assistant.wendake.generate import play_random_game
-from assistant.table.observation import Reading
-from assistant.wendake.observer import (PROGRESS_REGION, expected_readings, progress_readings, progress_tile_key,
-                                    score_reading_agrees, score_stacks)
+from assistant.wendake.observer import (
+    PROGRESS_REGION,
+    expected_readings,
+    progress_readings,
+    progress_tile_key,
+    score_reading_agrees,
+    score_stacks,
+)
 
 
 def _states(players, seed, every=37):
