@@ -587,15 +587,14 @@ def test_an_unexplained_look_rereads_the_turn_before(slot_confidence):
 def test_a_misreading_the_table_keeps_showing_marks_its_look_for_a_deeper_reread():
     """The look above that took a reservation tolerated the turn-order track read unsurely (no disk where the line
     put one). While the table keeps showing it so, that look is the suspect an unexplained look re-reads from,
-    however many looks ago it was (``Tracker._suspect_look``); once the track reads as the line says, none is."""
+    however many looks ago it was (``Tracker.suspect_look``); once the track reads as the line says, none is."""
     states, moves = record(2, 2)
     tracker = Tracker(conceal(new_game(NAMES[:2], seed=2)))
     tracker.observe(_unsure_look(states, moves, 0, 0.55))
     assert [m.__class__.__name__ for m in tracker.moves][:1] == ["ReserveTurnOrder"] and len(tracker.looks) == 1
-    assert tracker._suspect_look() == 0
+    assert tracker.suspect_look() == 0
     agree = observation(tracker.state, 1)  # the track now shows the reservation the line made
-    tracker._last_items = {k: r.value for k, r in agree.readings.items()}
-    assert tracker._suspect_look() is None
+    assert tracker.suspect_look({k: r.value for k, r in agree.readings.items()}) is None
 
 
 def test_the_rereads_of_a_look_nothing_explains_stop_at_their_node_cap(monkeypatch):

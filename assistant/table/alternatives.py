@@ -166,9 +166,9 @@ class Alternatives:
         intermediate positions, every look since replaces the committed moves (``_switch``). The first unexplained
         look re-reads ``BACKTRACK_FIRST`` looks, the next ones ``BACKTRACK_LOOKS``: a look that one hand or glare
         spoils is often explained again by the next, and re-reading far back on it once switched a right Restore
-        for a wrong one. Any unexplained look re-reads at least back to the suspect look (``_suspect_look``)."""
+        for a wrong one. Any unexplained look re-reads at least back to the suspect look (``suspect_look``)."""
         depth = BACKTRACK_FIRST if self._unexplained <= 1 else BACKTRACK_LOOKS
-        suspect = self._suspect_look()
+        suspect = self.suspect_look()
         if suspect is not None:
             depth = max(depth, len(self.looks) - suspect)
         for back in range(1, min(depth, len(self.looks)) + 1):
@@ -192,13 +192,14 @@ class Alternatives:
                 self.misreadings = known
         return None
 
-    def _suspect_look(self) -> int | None:
+    def suspect_look(self, readings: dict | None = None) -> int | None:
         """The index in ``looks`` of the earliest kept look that tolerated a misreading the table still shows
         exactly so (a turn-order disk read yellow at 0.57 while the line gave the space to nobody): a reading
         that stays the same look after look may have been right, and the line chosen there wrong. None when there
-        is none."""
+        is none. ``readings`` (``{key: value}``): what the table shows, by default the last look's."""
         exp = self.game.expected_readings(self.state)
-        since = [m.since for k, v in self._last_items.items()
+        shown = self._last_items if readings is None else readings
+        since = [m.since for k, v in shown.items()
                  if (m := self.misreadings.get(k)) is not None and m.since is not None and k in exp and self._known(k, v, exp[k])]
         if not since:
             return None
