@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from mounts import small_tmpfs
 
 from assistant.table.eventlog import EventLog
 
@@ -23,15 +24,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.fixture
 def small_disk(tmp_path):
-    mnt = tmp_path / "disk"
-    mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here ({r.stderr.strip() or r.returncode}): run as root with mount rights")
-    try:
+    with small_tmpfs(tmp_path / "disk") as mnt:
         yield mnt
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
 def fill(folder: Path, leave: int = 0) -> Path:

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from mounts import small_tmpfs
 
 from assistant.apps.cli import main
 from assistant.apps.live import open_game
@@ -148,18 +149,11 @@ def test_a_log_another_writer_holds_shows_the_game_and_says_it_is_locked(tmp_pat
 @pytest.fixture
 def read_only_log(tmp_path):
     """A real log on a tmpfs remounted read-only."""
-    mnt = tmp_path / "ro"
-    mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(mnt)], capture_output=True, text=True)
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({r.stderr.strip() or r.returncode}): run as root with mount rights")
-    try:
+    with small_tmpfs(tmp_path / "ro") as mnt:
         db = mnt / "games.sqlite"
         _real_log(db)
         subprocess.run(["mount", "-o", "remount,ro", str(mnt)], check=True)
         yield db
-    finally:
-        subprocess.run(["umount", "-l", str(mnt)], check=False)
 
 
 def test_a_read_only_log_is_read_by_games_export_and_the_scoreboard(read_only_log, tmp_path, capsys):
