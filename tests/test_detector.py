@@ -11,7 +11,7 @@ import pytest
 
 from assistant.apps.cli import main
 from assistant.errors import UserError
-from vision.detect import Piece, decode, model_path, nms_points, peaks
+from vision.detect import Detections, Piece, decode, model_path, nms_points, peaks
 
 CARD = {"classes": ["a", "b", "c"], "colours": ["red", "blue"], "sides": ["colour", "grey"], "px_per_mm": 1.0, "stride": 4}
 
@@ -56,6 +56,16 @@ def test_decode_nms_in_mm_and_scale():
     assert len(decode(heat, reg, col, side, card, nms_mm=3.0)) == 2
 
 
+def test_detections_hold_one_read_in_order_and_filter_into_new_ones():
+    a, b, c = (Piece("woman", "red", "colour", 10, 20, 15, 15, 0.9), Piece("hunter", "red", "grey", 30, 40, 15, 15, 0.2),
+               Piece("canoe", "none", None, 50, 60, 20, 10, 0.5, (0.1, 0.5)))
+    d = Detections([a, b, c])
+    assert len(d) == 3 and list(d) == [a, b, c] and d[1] is b and d[1:] == Detections([b, c])
+    assert d.above(0.5) == Detections([a, c]) and d.filter(lambda p: p.side == "grey") == Detections([b])
+    assert len(d) == 3 and not Detections() and d != [a, b, c]  # filters leave it as it is; only a Detections equals it
+    assert d.to_json()[2] == {"class": "canoe", "colour": "none", "side": None, "xy_mm": [50, 60], "size_mm": [20, 10], "score": 0.5}
+
+
 def test_peaks_and_nms_points():
     s = np.zeros((5, 5), np.float32)
     s[1, 1], s[3, 3], s[3, 4] = 0.5, 0.9, 0.4
@@ -63,7 +73,7 @@ def test_peaks_and_nms_points():
     assert list(zip(ys, xs)) == [(3, 3), (1, 1)]
     xy = np.array([[0, 0], [3, 0], [10, 0]], float)
     assert list(nms_points(xy, np.array([0.5, 0.9, 0.7]), 5.0)) == [1, 2]
-    assert decode(*heads(), CARD) == []
+    assert decode(*heads(), CARD) == Detections()
     with pytest.raises(ValueError):
         decode(np.zeros((4, 4)), *heads()[1:], CARD)
 
@@ -166,7 +176,7 @@ def test_onnx_runtime_on_fresh_scenes():
         view = cv2.imdecode(np.frombuffer(sc["rect_jpeg"], np.uint8), cv2.IMREAD_COLOR)
         a = det.detect(view, 4.0)
         b = det.detect(view, 4.0)
-        assert [p.as_dict() for p in a] == [p.as_dict() for p in b]  # deterministic
+        assert isinstance(a, Detections) and a.to_json() == b.to_json()  # deterministic
         tally.add(preds_from_pieces(a), gt_from_rect(sc["labels"]["rectified"]))
     tot = tally.totals()
     assert tot["recall"] > 0.6 and tot["precision"] > 0.6, tot
@@ -288,7 +298,7 @@ def test_a_detection_on_a_progress_space_is_dropped():
     village = RegionIndex(load_builtin("wendake-village-1"))
     on_tile = Piece("warrior_standing", "green", None, *village.centres["progress.2"], 10, 10, 0.8, (0.8, 0.1, 0.0, 0.0))
     marker = Piece("action_marker", "red", None, *village.centres["slot.4"], 10, 10, 0.9, (0.0, 0.9, 0.0, 0.1))
-    assert fit_classes([on_tile, marker], village.region_of, village.kind, allowed, classes) == [marker]
+    assert fit_classes([on_tile, marker], village.region_of, village.kind, allowed, classes) == Detections([marker])
 
 
 def test_score_calibration_is_measured_and_read_from_the_card(capsys):

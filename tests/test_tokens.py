@@ -9,6 +9,7 @@ import pytest
 
 from assistant.errors import UserError
 from vision import tokens as T
+from vision.detect import Detections
 from vision.detect import Piece as Detection
 
 CAMERA_PX_PER_MM = 1.1  # the e2e games' camera gives 0.85-1.2 px/mm on a village board
@@ -71,7 +72,7 @@ def test_a_blank_patch_is_no_confident_read_and_keeps_the_detectors_class(table)
     read = gallery.read(T.token_patch(img, H, 64.0, 2.0 + T.FACE_MM + T.SEARCH_MM, gallery.px_per_mm), "grey")
     assert read is None or read.confidence < T.MIN_CONFIDENCE
     det = Detection("hunter", "blue", "grey", 64.0, 2.0 + T.FACE_MM + T.SEARCH_MM, 22.0, 22.0, 0.4)
-    assert T.reread_tokens(gallery, img, H, [det]) == ([det], 0)
+    assert T.reread_tokens(gallery, img, H, [det]) == (Detections([det]), 0)
 
 
 def test_gallery_round_trip_and_missing_gallery(tmp_path):

@@ -3,19 +3,23 @@
 Owns: point → region lookup on a layout (a piece near the centre of a ``productive_area`` occupies it — occupants
 stand in the middle of their area; anything else belongs to the smallest other region holding it: a territory,
 lake, tile slot, Long House, score space, ...), ``fit_classes`` (a detection's class chosen among the classes
-its region's kind can hold: ``calibration/pieces/<game>.json``), and ``decisions``: one value per region — a
-productive area's occupant (class, colour, side) or None, any other region's sorted counts of (class, colour,
-side) among the pieces in it. Game-neutral: it reads region kinds and parents from the layout JSON, not Wendake
-names. numpy + OpenCV only.
+its region's kind can hold: ``calibration/pieces/<game>.json``), and ``decisions``: one value per region, from
+``vision.detect.Detections`` and the region of each piece — a productive area's occupant (class, colour, side) or
+None, any other region's sorted counts of (class, colour, side) among the pieces in it. Game-neutral: it reads
+region kinds and parents from the layout JSON, not Wendake names. numpy + OpenCV only.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+
+from vision.detect import Detections, Piece
 
 OCCUPIED_KINDS = ("productive_area",)
 
@@ -68,8 +72,9 @@ def _key(cls: str, colour: str, side) -> tuple:
     return (cls, colour, side or "")
 
 
-def decisions(index: RegionIndex, pieces: list[tuple[str, str, str | None, str | None, float]]) -> dict[str, object]:
-    """Decisions from pieces given as (region id, class, colour, side, score).
+def decisions(index: RegionIndex, detections: Detections, regions: Sequence[str | None]) -> dict[str, object]:
+    """Decisions from ``detections`` standing in ``regions`` (the region id of each piece, in the detections'
+    order; None: in no region).
 
     Productive area → the highest-scoring occupant's (class, colour, side), or None. Territory / lake → the sorted
     tuple of ((class, colour, side), count) of the pieces assigned to it directly."""
@@ -77,23 +82,25 @@ def decisions(index: RegionIndex, pieces: list[tuple[str, str, str | None, str |
     out.update({rid: () for rid, _ in index.counted})
     best: dict[str, float] = {}
     counts: dict[str, Counter] = {}
-    for rid, cls, colour, side, score in pieces:
+    for p, rid in zip(detections, regions, strict=True):
         if rid is None or rid not in out:
             continue
         if rid in index.occupied_ids:
-            if score > best.get(rid, -1.0):
-                best[rid] = score
-                out[rid] = _key(cls, colour, side)
+            if p.score > best.get(rid, -1.0):
+                best[rid] = p.score
+                out[rid] = _key(p.cls, p.colour, p.side)
         else:
-            counts.setdefault(rid, Counter())[_key(cls, colour, side)] += 1
+            counts.setdefault(rid, Counter())[_key(p.cls, p.colour, p.side)] += 1
     for rid, c in counts.items():
         out[rid] = tuple(sorted(c.items()))
     return out
 
 
 def detected_decisions(index: RegionIndex, detections) -> dict[str, object]:
-    """Decisions from ``vision.detect.Piece`` objects (positions in board mm)."""
-    return decisions(index, [(index.region_of(p.x_mm, p.y_mm), p.cls, p.colour, p.side, p.score) for p in detections])
+    """Decisions from detected pieces (``Detections`` or any iterable of ``Piece``, positions in board mm), each in
+    the region ``index.region_of`` puts it."""
+    dets = Detections(detections)
+    return decisions(index, dets, [index.region_of(p.x_mm, p.y_mm) for p in dets])
 
 
 STACKED_MM = 2.0  # a labelled piece with a later piece of its class this close lies under it (stacked disks)
@@ -116,8 +123,15 @@ def label_decisions(index: RegionIndex, labels: list[dict], px_per_mm: float) ->
     """Decisions from ground-truth labels (synth ``rectified.pieces``: their ``region`` field) as a camera can see
     them: pieces under a stacked piece (``covered_labels``) left out."""
     under = covered_labels(labels, px_per_mm)
-    return decisions(index, [(lab.get("region"), lab["class"], lab["colour"], lab.get("side"), 1.0)
-                             for i, lab in enumerate(labels) if i not in under])
+    seen = [lab for i, lab in enumerate(labels) if i not in under]
+    return decisions(index, label_detections(seen, px_per_mm), [lab.get("region") for lab in seen])
+
+
+def label_detections(labels: list[dict], px_per_mm: float) -> Detections:
+    """Ground-truth labels (synth ``pieces``: ``xy`` in view pixels at ``px_per_mm``) as ``Detections``: centres in
+    board mm, no box (0 × 0 mm), score 1, in the labels' order."""
+    return Detections(Piece(lab["class"], lab["colour"], lab.get("side"), (lab["xy"][0] + 0.5) / px_per_mm,
+                            (lab["xy"][1] + 0.5) / px_per_mm, 0.0, 0.0, 1.0) for lab in labels)
 
 
 PIECES_DIR = Path(__file__).resolve().parent.parent / "calibration" / "pieces"
@@ -135,16 +149,14 @@ def region_pieces(game: str | None) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in json.loads(path.read_text(encoding="utf-8"))["kinds"].items()}
 
 
-def fit_classes(detections, region_of, kind_of: dict, allowed: dict, classes: list[str]) -> list:
+def fit_classes(detections, region_of, kind_of: dict, allowed: dict, classes: list[str]) -> Detections:
     """Detections whose class cannot lie in the region they stand in (a "standing warrior" on a tile slot, a
     "canoe" among a Home's guards) take the likeliest class that can, from their ``class_scores``; their score
     becomes that class's, so an unlikely fit ends as a near miss. Detections in a region whose kind holds no piece
     at all (listed with no class: a progress space, where a tile's print is all there is) are dropped. Detections
-    elsewhere are unchanged."""
-    from dataclasses import replace
-
+    elsewhere are unchanged. Takes ``Detections`` (or any iterable of ``Piece``); returns a new Detections, in order."""
     if not allowed:
-        return list(detections)
+        return Detections(detections)
     out = []
     for p in detections:
         ok = allowed.get(kind_of.get(region_of(p.x_mm, p.y_mm)))
@@ -155,7 +167,7 @@ def fit_classes(detections, region_of, kind_of: dict, allowed: dict, classes: li
             if k is not None:
                 p = replace(p, cls=classes[k], score=float(p.class_scores[k]))
         out.append(p)
-    return out
+    return Detections(out)
 
 
 def covered(index: RegionIndex, region_ids) -> set[str]:

@@ -2,8 +2,9 @@
 
 Owns: loading a committed model (``models/weights/<name>.onnx`` + its ``.json`` card: classes, colours, sides,
 input scale), resizing a rectified view to the model's px/mm, running it with 2 threads, and decoding the heads
-into pieces in board millimetres (``decode``: class-agnostic peak picking + distance NMS). Also ``tablewatch bench
-detector``. numpy + OpenCV + onnxruntime only: never torch (training lives in ``models/detector``).
+into pieces in board millimetres (``decode``: class-agnostic peak picking + distance NMS), and the two names every
+later stage uses for what it found: ``Piece`` (one detected piece) and ``Detections`` (the pieces of one read of one
+board). Also ``tablewatch bench detector``. numpy + OpenCV + onnxruntime only: never torch (training lives in ``models/detector``).
 
 Net outputs (stride ``stride`` input pixels per cell): ``heat`` (1, C, h, w) centre probabilities per class,
 ``reg`` (1, 4, h, w) sub-cell offset x, y in [0, 1) and log box width, height in mm, ``colour`` (1, K+1, h, w)
@@ -12,6 +13,7 @@ and ``side`` (1, S+1, h, w) logits, the last channel of each meaning "none".
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,8 +41,58 @@ class Piece:
     class_scores: tuple[float, ...] | None = None  # every class's heatmap value at the peak (card order)
 
     def as_dict(self) -> dict:
+        """The piece as JSON (rounded; without ``class_scores``): one item of ``Detections.to_json``."""
         return {"class": self.cls, "colour": self.colour, "side": self.side, "xy_mm": [round(self.x_mm, 2), round(self.y_mm, 2)],
                 "size_mm": [round(self.w_mm, 1), round(self.h_mm, 1)], "score": round(self.score, 4)}
+
+
+class Detections:
+    """The pieces of one read of one board, positions in board mm: what the detector gives (``Detector.detect``,
+    ``decode``) and what every later stage takes and gives (token re-read, ``vision.assign.fit_classes``,
+    ``vision.observe.merge_tall_duplicates`` and ``colour_grey_pieces``, region readings and decisions), and what
+    the board image keeps of a board's last read (``vision.observe.BoardView``). Modelled on the ``supervision``
+    library's ``Detections``, with a ``Piece`` per item instead of parallel arrays.
+
+    Contract: immutable and ordered (the order its maker gave: the detector's is strongest first); iterating
+    gives ``Piece``s; ``len``; ``d[i]`` is a Piece, ``d[a:b]`` a Detections; ``filter`` / ``above`` return a new
+    Detections and never change this one. Stages that change a piece replace it (``dataclasses.replace``) in the
+    Detections they return. Equal when the pieces are equal, in order. Built from any iterable of ``Piece``."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, pieces: Iterable[Piece] = ()):
+        self.pieces: tuple[Piece, ...] = tuple(pieces)
+
+    def __iter__(self) -> Iterator[Piece]:
+        return iter(self.pieces)
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+    def __getitem__(self, i):
+        return Detections(self.pieces[i]) if isinstance(i, slice) else self.pieces[i]
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Detections) and self.pieces == other.pieces
+
+    __hash__ = None  # Pieces are mutable dataclasses, so neither is hashable
+
+    def __repr__(self) -> str:
+        return f"Detections({list(self.pieces)!r})"
+
+    def filter(self, keep: Callable[[Piece], bool]) -> Detections:
+        """The pieces for which ``keep(piece)`` is true, in order."""
+        return Detections(p for p in self.pieces if keep(p))
+
+    def above(self, threshold: float) -> Detections:
+        """The pieces scoring ``threshold`` or more, in order (at the card's threshold: the counted pieces; the
+        others are near misses)."""
+        return self.filter(lambda p: p.score >= threshold)
+
+    def to_json(self) -> list[dict]:
+        """The pieces as JSON, in order (``Piece.as_dict``: rounded, without ``class_scores``). Nothing reads it
+        back, so there is no ``from_json``."""
+        return [p.as_dict() for p in self.pieces]
 
 
 def model_path(name_or_path: str | Path = DEFAULT_MODEL) -> Path:
@@ -96,8 +148,8 @@ def input_scale(card: dict, w_mm: float, h_mm: float) -> float:
 
 
 def decode(heat: np.ndarray, reg: np.ndarray, colour: np.ndarray, side: np.ndarray, card: dict,
-           threshold: float = 0.3, nms_mm: float = 7.0, px_per_mm: float | None = None) -> list[Piece]:
-    """Turn the heads of one image (no batch axis) into pieces in board mm.
+           threshold: float = 0.3, nms_mm: float = 7.0, px_per_mm: float | None = None) -> Detections:
+    """Turn the heads of one image (no batch axis) into pieces in board mm, strongest first.
 
     Peaks are taken on the class-wise maximum (one piece per place), refined by the offset head, then points
     closer than ``nms_mm`` are suppressed. The input pixel u of cell column c is (c + offset) · stride, and
@@ -111,7 +163,7 @@ def decode(heat: np.ndarray, reg: np.ndarray, colour: np.ndarray, side: np.ndarr
     cls = heat.argmax(axis=0)
     ys, xs = peaks(best, threshold)
     if len(ys) == 0:
-        return []
+        return Detections()
     u = (xs + reg[0, ys, xs]) * stride
     v = (ys + reg[1, ys, xs]) * stride
     xy = np.stack([(u + 0.5) / r, (v + 0.5) / r], axis=1)
@@ -125,7 +177,7 @@ def decode(heat: np.ndarray, reg: np.ndarray, colour: np.ndarray, side: np.ndarr
         out.append(Piece(card["classes"][int(cls[y, x])], colours[int(np.argmax(colour[:, y, x]))], sides[int(np.argmax(side[:, y, x]))],
                          float(xy[k, 0]), float(xy[k, 1]), float(np.exp(reg[2, y, x])), float(np.exp(reg[3, y, x])), float(sc[k]),
                          tuple(float(v) for v in heat[:, y, x])))
-    return out
+    return Detections(out)
 
 
 def cpu_session(path, threads: int, what: str):
@@ -144,7 +196,7 @@ def cpu_session(path, threads: int, what: str):
 
 
 class Detector:
-    """An onnxruntime session on a committed detector; ``detect(view, view_px_per_mm)`` → [Piece]."""
+    """An onnxruntime session on a committed detector; ``detect(view, view_px_per_mm)`` → Detections."""
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 2):
         self.path = model_path(model)
@@ -200,7 +252,7 @@ class Detector:
     def run(self, tensor: np.ndarray) -> dict[str, np.ndarray]:
         return dict(zip(self.output_names, self.session.run(self.output_names, {self.input_name: tensor})))
 
-    def detect(self, view: np.ndarray, view_px_per_mm: float, threshold: float | None = None) -> list[Piece]:
+    def detect(self, view: np.ndarray, view_px_per_mm: float, threshold: float | None = None) -> Detections:
         """Pieces on one whole-board rectified view (read at ``view_scale``), positions in board mm."""
         tensor = self.prepare(view, view_px_per_mm)  # checks the view
         r_in = self.view_scale(view, view_px_per_mm)

@@ -47,7 +47,7 @@ is under a hand or in motion (so one physical move arrives as one observation), 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -59,7 +59,7 @@ from vision import quality as Q
 from vision import settle as S
 from vision.assign import RegionIndex, fit_classes, region_pieces
 from vision.counts import COUNT_PX_PER_MM, Counter, count_regions, counted_kinds, counted_reading, read_counts
-from vision.detect import Detector
+from vision.detect import Detections, Detector
 from vision.locate import MIN_MARKERS_TRACKED, apply_h, locate_board, rectify
 from vision.markers import DETECT_LONG_SIDE, MarkerMemory
 from vision.overlap import covering, visible_mask
@@ -107,7 +107,7 @@ class RegionReader:
 
     def readings(self, detections, threshold: float, visible: set[str] | None = None, quality: float = 1.0,
                  real_share=None) -> dict[str, Reading]:
-        """{reading key: Reading} for every (visible) region from ``vision.detect.Piece`` objects. Detections
+        """{reading key: Reading} for every (visible) region from ``vision.detect.Detections``. Detections
         below ``threshold`` are near misses: not counted, but they lower the confidence of their region to the
         margin of the count without them over the count with them, 1 - 2p, where p is the share of detections of
         that score that are real pieces (``real_share(score)``: the detector card's measured calibration, see
@@ -201,10 +201,11 @@ OWNER_CONFIDENCE = 0.9  # cap on the confidence of a region holding a grey piece
 
 
 def board_owner_colour(detections, threshold: float) -> str | None:
-    """The colour of a board's owner when its visible, coloured pieces are (almost) all one colour, else None."""
+    """The colour of a board's owner when its visible, coloured pieces (of ``detections``, scoring ``threshold`` or
+    more) are (almost) all one colour, else None."""
     counts: dict[str, int] = {}
-    for p in detections:
-        if p.score >= threshold and p.side != GREY_SIDE and p.colour not in ("none", None):
+    for p in Detections(detections).above(threshold):
+        if p.side != GREY_SIDE and p.colour not in ("none", None):
             counts[p.colour] = counts.get(p.colour, 0) + 1
     if not counts:
         return None
@@ -212,23 +213,22 @@ def board_owner_colour(detections, threshold: float) -> str | None:
     return colour if n >= OWNER_MIN_PIECES and n >= OWNER_MIN_SHARE * sum(counts.values()) else None
 
 
-def colour_grey_pieces(detections, threshold: float) -> tuple[list, bool]:
+def colour_grey_pieces(detections, threshold: float) -> tuple[Detections, bool]:
     """Grey-side pieces show no colour, so the detector's colour for them is a guess. On a board whose coloured
     pieces are all one player's (a village board: its action markers and Long House warriors), a grey piece is
-    that player's: it takes the board's owner colour. Elsewhere its colour is left as detected. Returns the
-    pieces and whether any was recoloured."""
-    from dataclasses import replace
-
+    that player's: it takes the board's owner colour. Elsewhere its colour is left as detected. Takes
+    ``Detections`` (or any iterable of ``Piece``); returns a new Detections, in order, and whether any piece was
+    recoloured."""
     owner = board_owner_colour(detections, threshold)
     if owner is None:
-        return list(detections), False
+        return Detections(detections), False
     out, changed = [], False
     for p in detections:
         if p.side == GREY_SIDE and p.colour != owner:
             p = replace(p, colour=owner)
             changed = True
         out.append(p)
-    return out, changed
+    return Detections(out), changed
 
 
 TILE_VIEW_PX_PER_MM = 2.0  # tile slots are rectified at the gallery's scale, whatever scale the detector reads the board at
@@ -240,17 +240,18 @@ TILE_MIN_CAMERA_PX_PER_MM = 0.8  # below this the camera itself does not resolve
 TALL_MERGE_MM = {"warrior_standing": 9.0}  # same-class detections closer than this are one tall piece
 
 
-def merge_tall_duplicates(detections) -> list:
+def merge_tall_duplicates(detections) -> Detections:
     """A tall piece (a standing warrior, 19 mm high) seen off-centre shows its base and its head a few mm apart,
     and the detector may find both. Two detections of such a class closer than ``TALL_MERGE_MM`` (less than two
-    bases side by side: pieces on the table stand at least a base apart) are one piece: the stronger is kept."""
+    bases side by side: pieces on the table stand at least a base apart) are one piece: the stronger is kept.
+    Returns a new Detections, strongest first (a stable sort: equal scores keep their order)."""
     out: list = []
     for p in sorted(detections, key=lambda q: -q.score):
         r = TALL_MERGE_MM.get(p.cls)
         if r is not None and any(q.cls == p.cls and (q.x_mm - p.x_mm) ** 2 + (q.y_mm - p.y_mm) ** 2 < r * r for q in out):
             continue
         out.append(p)
-    return out
+    return Detections(out)
 
 
 def check_layouts(layouts: list[dict]) -> None:
@@ -270,7 +271,7 @@ class BoardView:
     board: str
     image: np.ndarray  # BGR, rectified at ``px_per_mm``
     px_per_mm: float
-    detections: list  # vision.detect.Piece, down to the low threshold
+    detections: Detections  # down to the low threshold
     t: float
 
 
@@ -413,7 +414,7 @@ class Observer:
         if self.read_tiles is not None and reader.tile_slots and cam >= TILE_MIN_CAMERA_PX_PER_MM:
             try:
                 tr = max(r, TILE_VIEW_PX_PER_MM)
-                pieces = [(d.x_mm, d.y_mm) for d in dets if d.score >= self.threshold]  # a marker hides part of a name
+                pieces = [(d.x_mm, d.y_mm) for d in dets.above(self.threshold)]  # a marker hides part of a name
                 tiles = self.read_tiles(view_at(tr), tr, lay, pieces=pieces)
             except UserError as exc:  # e.g. no tile gallery installed: go on without tile faces, say so once
                 self.read_tiles = None

@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from assistant.errors import UserError
+from vision.detect import Detections
 from vision.locate import view_matrix
 
 GALLERY_DIR = Path(__file__).resolve().parent.parent / "calibration" / "tokens"
@@ -118,8 +119,8 @@ def token_patch(image: np.ndarray, H, x_mm: float, y_mm: float, px_per_mm: float
     return cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch
 
 
-def reread_tokens(gallery: TokenGallery, image: np.ndarray, H, detections: list, sides=None) -> tuple[list, int]:
-    """The detections with every token of a gallery class (lying on one of ``sides``; any side when None) read
+def reread_tokens(gallery: TokenGallery, image: np.ndarray, H, detections, sides=None) -> tuple[Detections, int]:
+    """The detections (``Detections`` or any iterable of ``Piece``) as a new Detections, in order, with every token of a gallery class (lying on one of ``sides``; any side when None) read
     again from the image: one whose face reads as another class with confidence ``MIN_CONFIDENCE`` or more takes
     that class (its score, colour and side stay). Returns the detections and how many changed class."""
     out, changed = [], 0
@@ -130,7 +131,7 @@ def reread_tokens(gallery: TokenGallery, image: np.ndarray, H, detections: list,
                 p = replace(p, cls=read.value)
                 changed += 1
         out.append(p)
-    return out, changed
+    return Detections(out), changed
 
 
 _LOADED: dict[str, TokenGallery] = {}

@@ -28,7 +28,7 @@ from models.detector.metrics import Tally, gt_from_rect, preds_from_pieces
 from models.synth.writer import make_scene
 from vision.assign import RegionIndex, covered, detected_decisions, fit_classes, label_decisions, region_pieces
 from vision.counts import Counter, counted_kinds, counted_pieces, read_counts
-from vision.detect import Detector
+from vision.detect import Detections, Detector
 from vision.locate import view_matrix
 from vision.observe import colour_grey_pieces, merge_tall_duplicates
 from vision.tiles import read_tiles
@@ -122,7 +122,7 @@ def region_kind(board: str, rid: str, idx) -> str:
     return f"{family} {kind}"
 
 
-def read_pieces(det, view, r: float, index, close=None) -> list:
+def read_pieces(det, view, r: float, index, close=None) -> Detections:
     """The pieces the live pipeline reads on a view (``index``: its board's ``vision.assign.RegionIndex``): the
     detector's, each with a class its region can hold, a standing warrior seen twice merged, grey-side pieces on
     a one-player board given its owner's colour and grey-side women and hunters read again from their printed face
@@ -130,7 +130,7 @@ def read_pieces(det, view, r: float, index, close=None) -> list:
     thr = float(det.card.get("threshold", 0.3))
     dets = fit_classes(det.detect(view, r, threshold=thr), index.region_of, index.kind, region_pieces(index.layout.get("game")),
                        det.card["classes"])
-    pieces = colour_grey_pieces(merge_tall_duplicates([p for p in dets if p.score >= thr]), thr)[0]
+    pieces = colour_grey_pieces(merge_tall_duplicates(dets.above(thr)), thr)[0]
     if close is not None:
         fine, s = close
         pieces = reread_tokens(load_default(), fine, view_matrix(s), pieces, READ_SIDES)[0]  # the fine view is the image here

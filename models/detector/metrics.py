@@ -97,4 +97,6 @@ def gt_from_rect(rect: dict) -> list[dict]:
 
 
 def preds_from_pieces(pieces) -> list[dict]:
+    """Detected pieces (``vision.detect.Detections``) in ``Tally.add``'s shape, the one ground truth has too
+    (``gt_from_rect``): a matching record, not a second form of a detection."""
     return [{"class": p.cls, "colour": p.colour, "side": p.side, "x": p.x_mm, "y": p.y_mm, "score": p.score} for p in pieces]

@@ -17,7 +17,7 @@ import numpy as np
 
 from assistant.errors import UserError
 from models.detector.data import gaussian_targets, load_views, random_crop, scene_targets, view_scale
-from models.detector.metrics import Tally, gt_from_rect
+from models.detector.metrics import Tally, gt_from_rect, preds_from_pieces
 from vision.detect import decode
 
 
@@ -101,8 +101,7 @@ def validate(model, views, rects, idx, card, valid_hw, scales_of, device: str = 
             heat, reg, col, side = (o[0].cpu().numpy() for o in out)
             pieces = decode(heat, reg, col, side, card, card["threshold"], card["nms_mm"],
                             scales_of[i])
-            tally.add([{"class": p.cls, "colour": p.colour, "side": p.side, "x": p.x_mm, "y": p.y_mm, "score": p.score} for p in pieces],
-                      gt_from_rect(rects[i]))
+            tally.add(preds_from_pieces(pieces), gt_from_rect(rects[i]))
     model.train()
     return tally.totals()
 
