@@ -8,11 +8,18 @@ Light to import: numpy, OpenCV, torch and the generator are imported inside the 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 
 from assistant.errors import UserError
 from assistant.pairs import parse_pair
+
+
+def _need_torch() -> None:
+    """A one-line error when PyTorch (the ``train`` extra) is not installed; torch itself is loaded by training alone."""
+    if importlib.util.find_spec("torch") is None:
+        raise UserError("training needs PyTorch: pip install torch==2.13.0 (the `train` extra).")
 
 
 def add_parser(subparsers) -> None:
@@ -126,10 +133,7 @@ def run_train(args) -> int:
     data = Path(args.data)
     if not data.is_dir():
         raise UserError(f"--data {data} is not a folder; make one with `tablewatch synth --n 1500 --seed 1 --out {data}`.")
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        raise UserError("training needs PyTorch: pip install torch==2.13.0 (the `train` extra).") from None
+    _need_torch()
     from models.detector.train import train
 
     init = Path(args.init) if args.init else None
@@ -171,10 +175,7 @@ def run_eval(args) -> int:
 def run_counter(args) -> int:
     for name in ("scenes", "steps", "batch", "workers"):
         _positive(name, getattr(args, name))
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        raise UserError("training needs PyTorch: pip install torch==2.13.0 (the `train` extra).") from None
+    _need_torch()
     from models.counter.train import train
 
     out = Path(args.out)
