@@ -341,3 +341,20 @@ def test_the_game_comes_from_the_registry_and_the_log(tmp_path):
         con.execute("UPDATE games SET game = 'chess'")
     with pytest.raises(UserError, match="no game called 'chess'"):
         GameSession.resume(db)
+
+
+def test_a_log_with_an_event_kind_this_version_does_not_know_still_resumes(tmp_path):
+    """A note of a kind this version does not know (another version's) changes no move: the game resumes with
+    every move it had, for play and for an export, instead of stopping on a KeyError."""
+    looks, _ = _home_read_short_looks()
+    db = tmp_path / "g.sqlite"
+    s = GameSession.create(db, players=["Ann", "Bob"], seed=5)
+    for o in looks[:6]:
+        s.feed(o)
+    s.log.append(s.game_id, "Note", {"text": "a newer version's note"})
+    logged = s.state.to_json()
+    s.close()
+    for rerun in (True, False):
+        again = GameSession.resume(db, rerun=rerun)
+        assert again.state.to_json() == logged
+        again.close()

@@ -86,6 +86,7 @@ from assistant.errors import UserError
 from assistant.table import game as games
 from assistant.table.eventlog import EventLog, as_stored
 from assistant.table.events import (
+    EVENT_TYPES,
     AlertCleared,
     Correction,
     Event,
@@ -225,11 +226,12 @@ class GameSession:
         return []
 
     def _replay(self, events: list[dict]) -> None:
-        """Rebuild the tracker from stored events: moves, corrections and the alerts still active."""
+        """Rebuild the tracker from stored events: moves, corrections and the alerts still active. A kind of
+        event this version does not know (a note another version wrote) changes no move and is passed over."""
         tr = self.tracker
         for e in events:
             kind, payload = e["kind"], e["payload"]
-            if kind == "Observation":
+            if kind not in EVENT_TYPES:
                 continue
             ev = event_from_json(payload)
             self._follow(ev, e["seq"], replay=True)
