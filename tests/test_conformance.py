@@ -36,7 +36,7 @@ from assistant.table.tracker import Tracker
 NAMES = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay"]
 MAX_MOVES = 3000  # a playout longer than this does not end
 SAMPLE = 12  # states sampled along a playout for the costlier checks
-CAMERA_MOVES = 120  # moves of a playout seen by the perfect camera
+CAMERA_MOVES = 120  # moves of a playout seen by the perfect camera (why not more: docs/tracker.md, Known limits)
 ALERTS = ("IllegalMove", "TableOutOfSync", "ScoreMismatch")
 
 CASES = [(name, n) for name in games.names() for n in games.get(name).player_counts]
