@@ -54,6 +54,9 @@ RETRY_S = 2.0  # how often pending events are written again, and the reserve mad
 BUSY_S = 2.0  # how long a write waits for another program's lock before the events wait in memory
 
 
+_GAME_COLUMNS = ("id", "created", "game", "title", "setup")  # a pending games row, in this order
+
+
 def encode(payload: dict) -> str:
     """A payload as the log stores it: JSON with sorted keys."""
     return json.dumps(payload, sort_keys=True)
@@ -402,26 +405,24 @@ class EventLog:
                 g["events"] += sum(1 for table, row in self._pending if table == "events" and row[1] == g["id"])
             return out
 
-    def game_of(self, game_id: str) -> str:
-        """The name of the game ``game_id`` plays (its registry key, ``"wendake"``); UserError for an unknown id."""
+    def _game_column(self, game_id: str, column: str):
+        """One column of a game's row (``game`` or ``setup``), written or still pending; UserError for an unknown id."""
         with self._lock:
-            row = self.db.execute("SELECT game FROM games WHERE id = ?", (game_id,)).fetchone()
+            row = self.db.execute(f"SELECT {column} FROM games WHERE id = ?", (game_id,)).fetchone()
             if row is None:
-                row = next(((r[2],) for tb, r in self._pending if tb == "games" and r[0] == game_id), None)
+                at = _GAME_COLUMNS.index(column)
+                row = next(((r[at],) for tb, r in self._pending if tb == "games" and r[0] == game_id), None)
             if row is None:
                 known = ", ".join(g["id"] for g in self.games()) or "none"
                 raise UserError(f"no game {game_id!r} in {self.path}. Games: {known}.")
             return row[0]
 
+    def game_of(self, game_id: str) -> str:
+        """The name of the game ``game_id`` plays (its registry key, ``"wendake"``); UserError for an unknown id."""
+        return self._game_column(game_id, "game")
+
     def setup(self, game_id: str) -> dict:
-        with self._lock:
-            row = self.db.execute("SELECT setup FROM games WHERE id = ?", (game_id,)).fetchone()
-            if row is None:
-                row = next(((r[4],) for tb, r in self._pending if tb == "games" and r[0] == game_id), None)
-            if row is None:
-                known = ", ".join(g["id"] for g in self.games()) or "none"
-                raise UserError(f"no game {game_id!r} in {self.path}. Games: {known}.")
-            return json.loads(row[0])
+        return json.loads(self._game_column(game_id, "setup"))
 
     def events(self, game_id: str, since: int = 0, kinds=None) -> list[dict]:
         """Events of a game with seq > since, oldest first: ``{"seq", "t", "kind", "payload"}``."""
