@@ -91,8 +91,25 @@ class Correction(Event):
     edits: list[dict] = field(default_factory=list)  # hidden-information edits before the added moves (as MoveRecognized)
 
 
+@dataclass
+class SetupCheck(Event):
+    """The set-up check (``assistant.table.setup_check``): the first settled look of a new game against the known
+    start position. Information for the players, never an alert: it changes no move and needs no answer."""
+
+    ok: bool  # every kind of region reads well enough
+    text: str  # one line for the players ("your canoes read as warriors: 3 of 4 canoe spaces misread")
+    checked: int  # regions compared
+    misread: int  # of those, read otherwise than set up
+    by_kind: dict  # region kind -> {"checked", "misread", "examples": [{"key", "board", "region", "expected", "read", "text"}]}
+    problems: list  # what reads badly, worst first: {"subject", "checked", "misread", "text", "boards", "keys"}
+    boards: list  # the boards of the misread regions (the tablet shows their picture)
+    regions: list  # the misread reading keys
+    offer_adapt: bool  # learning this table is worth offering
+    unread: list = field(default_factory=list)  # boards not read in that look
+
+
 EVENT_TYPES = {cls.__name__: cls for cls in (MoveRecognized, IllegalMove, NeedsConfirmation, ScoreMismatch,
-                                             TableOutOfSync, AlertCleared, Correction)}
+                                             TableOutOfSync, AlertCleared, Correction, SetupCheck)}
 
 
 def event_from_json(d: dict) -> Event:

@@ -94,14 +94,18 @@ from assistant.table.events import (
     MoveRecognized,
     NeedsConfirmation,
     ScoreMismatch,
+    SetupCheck,
     TableOutOfSync,
     event_from_json,
 )
 from assistant.table.observation import Observation
+from assistant.table.setup_check import check_setup
 from assistant.table.tracker import Tracker
 
 FORMAT = "tablewatch.snapshot/1"
 ALERT_KINDS = ("IllegalMove", "TableOutOfSync", "ScoreMismatch", "NeedsConfirmation")
+NOTE_KINDS = ("SetupCheck",)  # information for the players: no move, no alert; a resumed game passes over them
+SETUP_WAIT_LOOKS = 3  # looks with a board unread (a hand) the set-up check waits for a look of every board
 
 
 def _new_game_id() -> str:
@@ -125,6 +129,11 @@ class GameSession:
         # the moves the game makes itself (Wendake's solo Ghost) are told and checked by its referee; the rest go
         # to the tracker
         self.referee = game.referee(initial)
+        # the set-up check (``assistant.table.setup_check``), once per game on its first settled look before any
+        # move: on for a session a camera feeds (the programs turn it on); the last one given, or None
+        self.check_setup = False
+        self.setup_check: SetupCheck | None = None
+        self._setup_waits = 0
 
     # ---- creation ----------------------------------------------------------------------------------------------
     @classmethod
@@ -191,6 +200,11 @@ class GameSession:
         given: list[Event] = self.referee.announce(self.tracker) if self.referee is not None else []
         for e in events:
             kind, payload = e["kind"], e["payload"]
+            given = [ev for ev in given if ev.kind not in NOTE_KINDS or kind == ev.kind]  # a note the log lacks
+            if kind in NOTE_KINDS:  # a note the log keeps: taken as logged, whatever this run says
+                given = [ev for ev in given if ev.kind != kind]
+                self._follow(event_from_json(payload), e["seq"], replay=False)
+                continue
             if kind == "Observation":
                 if given:
                     return False
@@ -204,7 +218,7 @@ class GameSession:
             if as_stored(ev.to_json()) != payload:
                 return False
             self._follow(ev, e["seq"], replay=False)
-        return not given
+        return not [ev for ev in given if ev.kind not in NOTE_KINDS]
 
     def _redo(self, ev: Event) -> list[Event]:
         """A correction from the tablet (undo, "this is what happened", confirm), made again as ``undo``,
@@ -261,6 +275,8 @@ class GameSession:
         elif isinstance(ev, AlertCleared):
             if replay:
                 tr.alerts.pop(ev.alert_id, None)
+        elif isinstance(ev, SetupCheck):
+            self.setup_check = ev
 
     # ---- feeding -----------------------------------------------------------------------------------------------
     def feed(self, observation: Observation) -> list[Event]:
@@ -282,8 +298,37 @@ class GameSession:
     def _look(self, observation: Observation) -> list[Event]:
         """The events one look gives: the tracker's, through the Ghost's referee in a solo game."""
         if self.referee is not None:
-            return self.referee.feed(self.tracker, observation)
-        return self.tracker.observe(observation)
+            events = self.referee.feed(self.tracker, observation)
+        else:
+            events = self.tracker.observe(observation)
+        if self.check_setup and self.setup_check is None and self._setup_waits >= 0:
+            events += self._checked_setup(observation, events)
+        return events
+
+    def _checked_setup(self, observation: Observation, events: list[Event]) -> list[Event]:
+        """The set-up check of this look, when it is the game's first settled look of the start position: no move
+        yet, every board read (or ``SETUP_WAIT_LOOKS`` looks waited for that: a board may never settle). An alert
+        does not hold it back: a still table gives one look, and a table read so badly that the tracker calls it
+        out is what the check is for. [] otherwise; never again once a move is in."""
+        tr = self.tracker
+        if tr.moves:
+            self._setup_waits = -1  # play began before a look of the start position: nothing to check
+            return []
+        if not observation.readings:
+            return []
+        if observation.boards_unread and self._setup_waits < SETUP_WAIT_LOOKS:
+            self._setup_waits += 1
+            return []
+        expected = self.game.expected_readings(tr.initial)
+        readings = {k: r.value for k, r in observation.readings.items() if k in expected}
+        return [check_setup(expected, readings, self.game.region_kind, self._words, observation.boards_unread)]
+
+    def _words(self, key: str, expected, read) -> str | None:
+        """The game's words for one difference (its alerts' "put back" line), or None."""
+        try:
+            return self.tracker.x.put_back(key, expected, read).get("text")
+        except Exception:  # noqa: BLE001 - words are a nicety: the check goes on without them
+            return None
 
     def _record(self, events: list[Event], observation: dict | None = None) -> None:
         """Write ``events`` (after the look they came from, when given) in one transaction of the log."""

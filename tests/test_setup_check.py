@@ -1,0 +1,135 @@
+"""The set-up check: the first settled look of a new game against the start position (``assistant.table.setup_check``,
+given by ``GameSession`` when a camera feeds it). Through the session's public surface: a start position read
+right is ok; canoes read as warriors name the canoes; the event goes into the log and back; it is no alert, it
+changes no move and e2e counts no false alert for it."""
+
+from __future__ import annotations
+
+import json
+
+from assistant.apps.replay import score_game
+from assistant.table.events import SetupCheck, event_from_json
+from assistant.table.observation import Observation, Reading
+from assistant.table.session import SETUP_WAIT_LOOKS, GameSession
+from assistant.table.setup_check import check_setup
+
+
+def new_session(tmp_path, name="g.sqlite", check=True) -> GameSession:
+    s = GameSession.create(str(tmp_path / name), players=["Ann", "Bob"], seed=3)
+    s.check_setup = check
+    return s
+
+
+def start_look(session, change=None, frame=0, unread=None) -> Observation:
+    """What a perfect camera reads of the start position; ``change(key, value)`` may read a region otherwise."""
+    exp = session.game.expected_readings(session.tracker.initial)
+    readings = {}
+    for k, v in exp.items():
+        v = change(k, v) if change else v
+        readings[k] = Reading(v, 0.55 if change and v != exp[k] else 0.99)
+    return Observation(frame, float(frame), readings, boards_read=tuple(sorted({k.split("/")[0] for k in exp})),
+                       boards_unread=unread or {})
+
+
+def canoes_as_warriors(key, value):
+    if isinstance(value, tuple) and any(k.startswith("canoe:") for k, _ in value):
+        return tuple(sorted((k.replace("canoe:", "warrior_standing:"), n) for k, n in value))
+    return value
+
+
+def setup_checks(events) -> list[SetupCheck]:
+    return [e for e in events if e.kind == "SetupCheck"]
+
+
+def test_a_start_position_read_right_is_ok_and_given_once(tmp_path):
+    s = new_session(tmp_path)
+    try:
+        first = setup_checks(s.feed(start_look(s)))
+        assert len(first) == 1
+        ev = first[0]
+        assert ev.ok and not ev.offer_adapt and ev.misread == 0 and not ev.problems
+        assert ev.checked == len(s.game.expected_readings(s.tracker.initial)) > 100
+        assert set(ev.by_kind) >= {"count", "pile", "top-of-stack"}
+        assert "reads well" in ev.text
+        assert setup_checks(s.feed(start_look(s, frame=1))) == []  # once per game
+    finally:
+        s.close()
+
+
+def test_canoes_read_as_warriors_name_the_canoes(tmp_path):
+    s = new_session(tmp_path)
+    try:
+        exp = s.game.expected_readings(s.tracker.initial)
+        lakes = [k for k, v in exp.items() if isinstance(v, tuple) and any(p.startswith("canoe:") for p, _ in v)]
+        assert lakes  # the start position has canoes on lakes
+        events = s.feed(start_look(s, canoes_as_warriors))
+        [ev] = setup_checks(events)
+        assert not ev.ok and ev.offer_adapt
+        assert ev.misread == len(lakes) and sorted(ev.regions) == sorted(lakes)
+        assert ev.text.startswith(f"your canoes read as warriors standing: {len(lakes)} of {len(lakes)} canoe spaces misread")
+        assert ev.problems[0]["subject"] == "canoe" and ev.boards == sorted({k.split("/")[0] for k in lakes})
+        example = ev.by_kind["pile"]["examples"][0]
+        assert example["key"] in lakes and example["expected"][0][0].startswith("canoe:")
+        assert example["read"][0][0].startswith("warrior_standing:")
+        assert "should hold" in example["text"]  # the game's own words for the difference
+    finally:
+        s.close()
+
+
+def test_one_misread_among_many_is_no_problem_but_two_are():
+    exp = {f"b/r{i}": (("corn:none", 1),) for i in range(20)}
+    one = dict(exp, **{"b/r0": ()})
+    assert check_setup(exp, one, lambda k: "count").ok
+    two = dict(one, **{"b/r1": ()})
+    ev = check_setup(exp, two, lambda k: "count")
+    assert not ev.ok and ev.text.startswith("your corns are miscounted or not seen: 2 of 20 corn spaces misread")
+
+
+def test_it_waits_for_a_board_under_a_hand_but_not_for_ever(tmp_path):
+    s = new_session(tmp_path)
+    try:
+        hand = {"wendake-village-1": "hand"}
+        for i in range(SETUP_WAIT_LOOKS):
+            assert setup_checks(s.feed(start_look(s, frame=i, unread=hand))) == []
+        [ev] = setup_checks(s.feed(start_look(s, frame=9, unread=hand)))
+        assert ev.unread == ["wendake-village-1"]
+    finally:
+        s.close()
+
+
+def test_it_round_trips_through_the_log_and_a_resumed_game_does_not_check_again(tmp_path):
+    s = new_session(tmp_path)
+    [ev] = setup_checks(s.feed(start_look(s, canoes_as_warriors)))
+    logged = [e for e in s.events_since(0) if e["kind"] == "SetupCheck"]
+    assert len(logged) == 1 and event_from_json(logged[0]["payload"]) == ev
+    assert event_from_json(json.loads(json.dumps(ev.to_json()))) == ev
+    s.close()
+    again = GameSession.resume(str(tmp_path / "g.sqlite"))
+    try:
+        again.check_setup = True
+        assert again.setup_check == ev
+        assert setup_checks(again.feed(start_look(again, frame=5))) == []
+    finally:
+        again.close()
+
+
+def test_it_is_no_alert_and_changes_no_move(tmp_path):
+    checked, plain = new_session(tmp_path, "a.sqlite"), new_session(tmp_path, "b.sqlite", check=False)
+    try:
+        a = checked.feed(start_look(checked, canoes_as_warriors))
+        b = plain.feed(start_look(plain, canoes_as_warriors))
+        assert [e.kind for e in a] == [e.kind for e in b] + ["SetupCheck"]
+        snap = checked.snapshot()
+        assert snap["alerts"] == plain.snapshot()["alerts"] and snap["moves"] == plain.snapshot()["moves"]
+        assert not any(al["kind"] == "SetupCheck" for al in snap["alerts"])
+
+        def false_alerts(events):
+            result = {"folder": "x", "events": [{"frame": 0, "kind": e.kind, "event": e.to_json()} for e in events],
+                      "moves": [], "noops": [], "initial": None}
+            return score_game(result, {"moves": [], "steps": [{"frame": 0, "moves": []}]})["false_alerts"]
+
+        assert false_alerts(a) == false_alerts(b)  # the tracker's own alert (misread canoes), nothing more
+        assert false_alerts(setup_checks(a)) == 0
+    finally:
+        checked.close()
+        plain.close()
