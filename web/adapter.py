@@ -11,7 +11,8 @@ The page's snapshot (``snapshot``)::
     {"game", "game_id", "year", "phase", "finished", "leader", "current", "turn_order": [names],
      "pairs": [[a, b], ...], "players": [{the game's player fields, "name", "colour", "tribe", "projected",
                   "is_current", "is_leader", "turn_position"}],
-     "alerts": [{"rule", "rules", "message", "fix", "fix_lines", "boards", "kind", "candidates": [{"index", "text"}]}],
+     "alerts": [{"rule", "rules", "message", "fix", "fix_lines", "boards", "kind", "candidates": [{"index", "text"}],
+                 "pictures": [{"board", "regions"}]}],
      "log": [{"index", "text", "player", "year", "changes": {track: +n}, "kind"}],
      "results": None | {...the game's results}, "score_by_year": {name: [score after year 1, 2, ...]},
      "raw": <the session's own snapshot>, "options": [...], "options_changed": n, "ghost": None | {...}}
@@ -19,7 +20,9 @@ The page's snapshot (``snapshot``)::
 The game's parts (Wendake: the players' tracks, pairs, turtles and swap tokens, the results, the game options in
 force, the solo Ghost; ``assistant/wendake/tablet.py``) come as the session's snapshot gives them. An alert's
 words for the players (``rules``, ``message``, ``fix``, ``fix_lines``, ``boards``: ``Game.alert_words``) come as
-the snapshot's alert ``tablet`` entry; an alert without one (a session double) is shown as it is.
+the snapshot's alert ``tablet`` entry; an alert without one (a session double) is shown as it is. A
+NeedsConfirmation's ``pictures`` are the boards it involves, for their camera pictures: board names (and regions)
+found in the alert's ``boards`` (names), its candidates' ``boards``, or the confirmation's (web.learning.pictures).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import threading
 
 from assistant.errors import UserError
 from assistant.table import game as games
+from web.learning import pictures
 
 
 def game_of(session):
@@ -197,9 +201,11 @@ def snapshot(session) -> dict:
         if isinstance(a, str):
             a = {"message": a}
         cands = a.get("candidates") or []
+        kind = a.get("kind") or "IllegalMove"
         alerts.append(_alert_words(a) | {
-            "kind": a.get("kind") or "IllegalMove",
+            "kind": kind,
             "candidates": [_candidate(c, i) for i, c in enumerate(cands)],
+            "pictures": pictures(_names(a.get("boards")), _dicts(cands)) if kind == "NeedsConfirmation" else [],
         })
     conf = _first(raw, "confirmation")
     if isinstance(conf, dict) and conf.get("candidates"):
@@ -208,14 +214,16 @@ def snapshot(session) -> dict:
         target = next((a for a in alerts if a["kind"] == "NeedsConfirmation"), None)
         if target is None:
             target = {"rule": "", "rules": [], "message": "The camera saw a change that fits more than one move.", "fix": "",
-                      "fix_lines": [], "boards": [], "kind": "NeedsConfirmation", "candidates": []}
+                      "fix_lines": [], "boards": [], "kind": "NeedsConfirmation", "candidates": [], "pictures": []}
             alerts.append(target)
         target["candidates"] = texts
+        seen = {p["board"] for p in target["pictures"]}
+        target["pictures"] += [p for p in pictures(_names(conf.get("boards")), _dicts(conf["candidates"])) if p["board"] not in seen]
         if shared:
             target["message"] = f"{target['message']} After \u201c{'; '.join(shared)}\u201d, which was it?"
     status = _first(raw, "log_status")
     if isinstance(status, dict) and status.get("ok") is False:
-        alerts.append({"rule": "", "rules": [], "fix_lines": [], "boards": [], "kind": "LogProblem", "candidates": [],
+        alerts.append({"rule": "", "rules": [], "fix_lines": [], "boards": [], "kind": "LogProblem", "candidates": [], "pictures": [],
                        "message": status.get("message") or "The game log cannot be written.",
                        "fix": "Free disk space or check the database file; moves are not being saved."})
     log = []
@@ -267,6 +275,15 @@ def snapshot(session) -> dict:
         "options_changed": int(_first(raw, "options_changed", default=0)),
         "ghost": _first(raw, "ghost"),
     }
+
+
+def _names(value) -> list:
+    """Board names given as a list of names (an alert's own ``boards``; the game's schematics are dicts)."""
+    return [b for b in value if isinstance(b, str)] if isinstance(value, list) else []
+
+
+def _dicts(value) -> list:
+    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
 
 
 def _alert_words(a: dict) -> dict:

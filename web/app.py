@@ -9,7 +9,8 @@ capped per client and in all, a refused stream gets 429/503 with ``Retry-After``
 Changing anything is a POST that needs the PIN (``/api/unlock``) and the CSRF token (header ``X-CSRF-Token``):
 ``/api/undo``, ``/api/correct``, ``/api/confirm``, ``/api/tablet/<action>`` (a tap the game turns into moves:
 Wendake's ``ghost_card``, the solo Ghost's revealed mask card) here, the setup and tracer APIs in
-web.setup_routes and web.trace_routes.
+web.setup_routes and web.trace_routes, ``/api/adapt`` and ``/board/view.jpg`` (learning the table) in
+web.learn_routes.
 
 Config keys (``create_app(session, config)``):
   PIN_FILE       where the hashed PIN and session secret live (required; web.security)
@@ -21,6 +22,13 @@ Config keys (``create_app(session, config)``):
   CAMERA_FRAME   hook: ``callable() -> BGR numpy frame | None``, the camera's latest frame, for the setup
                  wizard's live camera check and colour calibration
   NEW_GAME       hook: ``callable(params: dict) -> session``: start a game (default: GameSession.create)
+  TABLE_PROFILE  the live table's ``assistant.table.profile.TableProfile``: the page shows its learning status
+                 and set-up check (web.learning; the status file is watched, so the page follows it live)
+  ADAPT_NOW      hook: ``callable() -> one line``: start an adapt in the background (``POST /api/adapt``, PIN);
+                 without it the page offers no adapt
+  BOARD_JPEG     hook: ``callable(board: str, regions: list[str]) -> JPEG bytes | None``: one board's camera view
+                 with those regions marked (``/board/view.jpg``, web.learn_routes); without it the set-up check
+                 and a NeedsConfirmation show the whole board image
   HEARTBEAT_S    SSE heartbeat interval (default 15)
   MAX_STREAMS, MAX_STREAMS_PER_CLIENT   SSE stream caps (defaults in web.hub; web.server.make_server sets
                  MAX_STREAMS from its thread count)
@@ -39,7 +47,7 @@ from flask import Flask, Response, has_request_context, jsonify, render_template
 from flask import session as cookie
 
 from assistant.errors import UserError
-from web import adapter, bodies, security, setup_routes, trace_routes
+from web import adapter, bodies, learn_routes, learning, security, setup_routes, trace_routes
 from web.chart import css_colour, score_chart
 from web.hub import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, Hub
 
@@ -58,7 +66,10 @@ class Tablewatch:
         self.on_new_session: list = []
         self.hub = Hub(session, self.render_parts, heartbeat_s=float(app.config.get("HEARTBEAT_S", 15.0)),
                        max_streams=int(app.config.get("MAX_STREAMS", MAX_STREAMS)),
-                       max_streams_per_client=int(app.config.get("MAX_STREAMS_PER_CLIENT", MAX_STREAMS_PER_CLIENT)))
+                       max_streams_per_client=int(app.config.get("MAX_STREAMS_PER_CLIENT", MAX_STREAMS_PER_CLIENT)),
+                       watch=lambda: learning.watch_key(app.config), keep=("SetupCheck",))
+        if self.hub.latest:  # the set-up check the hub found in the log: the first render could not see it
+            self.hub.refresh()
 
     @property
     def session(self):
@@ -77,8 +88,17 @@ class Tablewatch:
         if isinstance(listeners, list):
             listeners.append(self.hub.refresh)
 
+    def with_learning(self, snap: dict) -> dict:
+        """The page's snapshot with what the tablet shows about learning the table (``learning``, web.learning)
+        and whether one board's picture can be drawn (``board_crops``: the BOARD_JPEG hook)."""
+        hub = getattr(self, "hub", None)  # the hub renders once while it is being made
+        setup = hub.latest.get("SetupCheck") if hub is not None else None
+        return snap | {"learning": learning.view(self.app.config, setup, snap.get("game_id")),
+                       "board_crops": callable(self.app.config.get("BOARD_JPEG"))}
+
     def render_parts(self, snap: dict) -> dict:
         """The live parts rendered from the page's snapshot (web.adapter.snapshot)."""
+        snap = self.with_learning(snap)
         with self.app.app_context():
             return {name: render_template(f"parts/{name}.html", v=snap, chart=_chart_for(snap)) for name in LIVE_PARTS}
 
@@ -104,7 +124,7 @@ def create_app(session, config: dict | None = None) -> Flask:
     app.secret_key = pins.secret
     data_dir = Path(app.config.get("DATA_DIR") or Path(app.config["PIN_FILE"]).parent)
     app.config["DATA_DIR"] = str(data_dir)
-    app.jinja_env.globals.update(css_colour=css_colour, parts=LIVE_PARTS)
+    app.jinja_env.globals.update(css_colour=css_colour, parts=LIVE_PARTS, board_src=learning.board_src)
     tw = Tablewatch(app, session, pins)
     tw.watch_log(session)
     app.extensions["tablewatch"] = tw
@@ -146,7 +166,7 @@ def create_app(session, config: dict | None = None) -> Flask:
         return {"csrf_token": security.csrf_token(cookie), "unlocked": security.is_unlocked(cookie, tw.pins)}
 
     def page(template: str, **kw):
-        snap = adapter.snapshot(tw.session)
+        snap = tw.with_learning(adapter.snapshot(tw.session))
         return render_template(template, v=snap, chart=_chart_for(snap), live=json.loads(tw.hub.parts), **kw)
 
     # ---- pages ---------------------------------------------------------------------------------------------
@@ -196,7 +216,7 @@ def create_app(session, config: dict | None = None) -> Flask:
 
     @app.get("/api/snapshot")
     def api_snapshot():
-        snap = adapter.snapshot(tw.session)
+        snap = tw.with_learning(adapter.snapshot(tw.session))
         return jsonify({k: v for k, v in snap.items() if k != "raw"} | {"seq": tw.hub.seq, "epoch": tw.hub.epoch})
 
     @app.get("/api/whoami")
@@ -264,6 +284,7 @@ def create_app(session, config: dict | None = None) -> Flask:
 
     app.register_blueprint(setup_routes.bp)
     app.register_blueprint(trace_routes.bp)
+    app.register_blueprint(learn_routes.bp)
     return app
 
 

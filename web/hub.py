@@ -9,8 +9,8 @@ JSON the ``view`` message carries) and wakes the clients. Each client is a gener
     event: game
     data: {...}
 
-    event: view              after each batch (and on connect): the rendered parts, data = {"seq", "epoch", "parts"}
-    data: {...}
+    event: view              after each batch (and on connect, and after ``refresh``): the rendered parts,
+    data: {...}              data = {"seq", "epoch", "version" (renders so far), "parts"}
 
     : ping                   a heartbeat comment every ``heartbeat_s`` so proxies and Wi-Fi keep the line open
 
@@ -24,6 +24,13 @@ Each open stream holds one of the web server's worker threads, so streams are ad
 429/503 with ``Retry-After``; the page then polls ``/api/view``), and the server's other threads always answer
 pages. ``web.server.make_server`` sets ``max_streams`` from its thread count. A stream ends within about a second
 of its client going away (``stream(gone=...)``), so a tablet moving between pages frees its slot.
+
+Two things change the page without an event. ``watch()`` (optional) returns a key that changes when something the
+parts show changed outside the session (the table profile's learning status, web.learning): the pump compares it
+about once a second, between its waits for events, and re-renders when it moved. ``keep`` names event kinds whose
+latest payload in the current game the hub remembers (``latest[kind]``; the set-up check): from the events it
+pumps, and, for a game that has only just begun (at most ``KEEP_SCAN_EVENTS`` events), from the session's log
+when the hub takes the game on.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from web import adapter
 RETRY_MS = 2000
 MAX_STREAMS = 36  # in all: 48 worker threads less the 12 that web.server.make_server keeps for pages
 MAX_STREAMS_PER_CLIENT = 6  # a browser opens at most 6 connections to one server, so one device never needs more
+KEEP_SCAN_EVENTS = 200  # a game taken on with more events than this is past its start: its log is not read for ``keep``
 
 
 def format_sse(data: str, event: str | None = None, id: str | None = None) -> str:
@@ -65,8 +73,14 @@ class Hub:
     """Fans one session's events out to many SSE clients. Thread-safe; ``start`` runs the pump thread."""
 
     def __init__(self, session, render_parts=None, buffer: int = 4096, poll_s: float = 1.0, heartbeat_s: float = 15.0,
-                 max_streams: int = MAX_STREAMS, max_streams_per_client: int = MAX_STREAMS_PER_CLIENT):
+                 max_streams: int = MAX_STREAMS, max_streams_per_client: int = MAX_STREAMS_PER_CLIENT,
+                 watch=None, keep: tuple[str, ...] = ()):
         self.render_parts = render_parts or (lambda snap: {})
+        self.watch = watch
+        self.keep = tuple(keep)
+        self.latest: dict[str, dict] = {}
+        self._watched = None
+        self.version = 0  # renders so far (``_render``)
         self.max_streams = max_streams
         self.max_streams_per_client = max_streams_per_client
         self._open: dict[str, int] = {}  # client -> admitted streams
@@ -88,7 +102,41 @@ class Hub:
     def _install(self, session) -> None:
         self.session = session
         self.seq = adapter.last_seq(session)
+        self.latest = {}
+        if self.keep and self.seq <= KEEP_SCAN_EVENTS:
+            try:
+                self._remember(adapter.events_since(session, 0, 0))
+            except Exception as exc:  # the page must come up whatever the log says; the kept events are extras
+                self.errors.append(repr(exc))
         self.parts = self._render()
+
+    def _remember(self, events: list[tuple[int, str]]) -> None:
+        """Keep the latest payload of each ``keep`` kind among ``events`` ([(seq, event JSON text)])."""
+        for _, data in events:
+            if not any(f'"{k}"' in data for k in self.keep):
+                continue
+            try:
+                d = json.loads(data)
+            except ValueError:
+                continue
+            if isinstance(d, dict) and d.get("kind") in self.keep:
+                payload = d.get("payload") if isinstance(d.get("payload"), dict) else d
+                self.latest[d["kind"]] = payload
+
+    def _watch_key(self):
+        if self.watch is None:
+            return None
+        try:
+            return self.watch()
+        except Exception as exc:  # a broken watch must not stop the pump; the page shows what it can
+            self.errors.append(repr(exc))
+            return None
+
+    def _check_watch(self) -> None:
+        """Re-render when ``watch()`` moved since the last render."""
+        key = self._watch_key()
+        if key != self._watched:
+            self.refresh()
 
     def replace(self, session) -> None:
         """Switch to another game session (a new game from the setup wizard); clients get a reset."""
@@ -99,18 +147,23 @@ class Hub:
             self._cond.notify_all()
 
     def refresh(self) -> None:
-        """Re-render the live parts now (after a change that made no event, e.g. a new layout chosen)."""
+        """Re-render the live parts now (after a change that made no event, e.g. a new layout chosen); open streams
+        get the new ``view`` at once."""
         with self._cond:
             self.parts = self._render()
             self._cond.notify_all()
 
     def _render(self) -> str:
+        """The parts as the ``view`` message carries them (JSON text); every render moves ``version`` on, so an
+        open stream sends a view that changed without an event. Called with the lock held or before ``start``."""
+        self.version += 1
+        self._watched = self._watch_key()
         try:
             parts = self.render_parts(adapter.snapshot(self.session))
         except Exception as exc:  # a broken snapshot must not kill the live page; show it instead
             self.errors.append(repr(exc))
             parts = {"status": f"<p class='error'>The game state could not be shown: {exc!r}</p>"}
-        return json.dumps({"seq": self.seq, "epoch": self.epoch, "parts": parts})
+        return json.dumps({"seq": self.seq, "epoch": self.epoch, "version": self.version, "parts": parts})
 
     def disconnect_all(self) -> None:
         """End every open stream now (browsers reconnect and catch up): before a restart, or to test recovery."""
@@ -143,6 +196,8 @@ class Hub:
                 time.sleep(self.poll_s)
                 continue
             if not events:
+                if self.watch is not None and session is self.session:
+                    self._check_watch()
                 continue
             with self._cond:
                 if session is not self.session:  # a new game started while we waited
@@ -151,6 +206,8 @@ class Hub:
                     if seq > self.seq:
                         self._ring.append((seq, data))
                         self.seq = seq
+                if self.keep:
+                    self._remember(events)
                 self.parts = self._render()
                 self._cond.notify_all()
 
@@ -209,6 +266,7 @@ class Hub:
                 sent = self.seq
                 first = ""
             parts = self.parts
+            version = self.version
         try:
             yield f"retry: {RETRY_MS}\n\n" + first + "".join(
                 format_sse(d, event="game", id=f"{epoch}-{s}") for s, d in pending
@@ -220,7 +278,7 @@ class Hub:
                 if gone is not None and gone():
                     return
                 with self._cond:
-                    if self.epoch == epoch and self.seq == sent and self._cut == cut:
+                    if self.epoch == epoch and self.seq == sent and self.version == version and self._cut == cut:
                         self._cond.wait(timeout=min(self.heartbeat_s, 1.0))
                     if self._cut != cut:
                         return
@@ -232,8 +290,11 @@ class Hub:
                         sent = self.seq
                         chunk = "".join(format_sse(d, event="game", id=f"{epoch}-{s}") for s, d in new)
                         chunk += format_sse(self.parts, event="view", id=f"{epoch}-{sent}")
+                    elif self.version != version:  # re-rendered without an event (Hub.refresh)
+                        chunk = format_sse(self.parts, event="view", id=f"{epoch}-{sent}")
                     else:
                         chunk = None
+                    version = self.version
                 if chunk:
                     yield chunk
                     last_beat = time.monotonic()

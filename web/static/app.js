@@ -6,6 +6,7 @@
   let lastId = null;
   let source = null;
   let retryTimer = null;
+  let lastVersion = null;  // the view's render count: a view can change without an event (learning status)
 
   function toast(text, bad) {
     const t = document.getElementById("toast");
@@ -23,7 +24,13 @@
   function applyView(data) {
     const view = JSON.parse(data);
     for (const [name, html] of Object.entries(view.parts || {})) {
-      document.querySelectorAll('[data-part="' + name + '"]').forEach((el) => { el.innerHTML = html; });
+      document.querySelectorAll('[data-part="' + name + '"]').forEach((el) => {
+        if (!el.dataset.pick) { el.innerHTML = html; return; }
+        const t = document.createElement("template");  // a page that shows only a piece of a part (the Board page's learning)
+        t.innerHTML = html;
+        const piece = t.content.querySelector(el.dataset.pick);
+        el.innerHTML = piece ? piece.outerHTML : "";
+      });
     }
     document.body.dataset.seq = view.seq;
     const img = document.getElementById("board-img");
@@ -41,7 +48,7 @@
       const text = await r.text();
       const view = JSON.parse(text);
       const id = view.epoch + "-" + view.seq;
-      if (id !== lastId) { lastId = id; applyView(text); }
+      if (id !== lastId || view.version !== lastVersion) { lastId = id; lastVersion = view.version; applyView(text); }
       setConn("ok", "updating every 5 s");
     } catch (err) {
       setConn("down", "offline — reconnecting…");
@@ -146,6 +153,11 @@
     } else if (what === "confirm") {
       const r = await post("/api/confirm", { index: Number(b.dataset.index) });
       if (r.ok) toast("Move confirmed.");
+    } else if (what === "adapt") {
+      b.disabled = true;
+      const r = await post("/api/adapt", {});
+      b.disabled = false;
+      if (r.ok) toast(r.body.message || "Learning your table.");
     } else if (what === "show-correct") {
       const f = document.getElementById("correct-form");
       f.hidden = !f.hidden;
@@ -176,6 +188,11 @@
     if (r.ok) toast("Ghost card " + card + " entered.");
     else if (err) err.textContent = r.body.error || "The card was refused.";
   });
+
+  // a board picture the server has not got (no camera picture of that board yet): hide it rather than a broken icon
+  document.addEventListener("error", (e) => {
+    if (e.target instanceof HTMLImageElement && e.target.hasAttribute("data-hide-missing")) e.target.closest("figure").hidden = true;
+  }, true);
 
   window.tw = { post, toast, askPin, csrf };
   connect();
