@@ -17,6 +17,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from assistant.apps.learn import Harvester, HarvestingFeed
 from assistant.errors import UserError
 from assistant.jsonfile import read_json
 from assistant.table.observation import Observation
@@ -78,7 +79,8 @@ def read_session_file(folder: Path) -> dict:
 
 
 def make_session(db: Path, players: list[str], seed: int | None, initial: dict | None):
-    """A new GameSession in ``db`` for these players (the recorded initial state when the session accepts one)."""
+    """A new GameSession in ``db`` for these players (the recorded initial state when the session accepts one),
+    with the set-up check on, as a camera feeds it."""
     try:
         pass
     except ImportError as exc:
@@ -99,7 +101,9 @@ def make_session(db: Path, players: list[str], seed: int | None, initial: dict |
                     raise UserError(f"the recording's session.json holds an 'initial' that is not a Wendake state ({type(exc).__name__}: "
                                     f"{str(exc)[:80]}). Re-record the session, or delete 'initial' to start from a new set-up.") from None
                 break
-    return create(str(db), **kw)
+    session = create(str(db), **kw)
+    session.check_setup = True
+    return session
 
 
 def open_recording(folder: Path, layouts: list[str] | None = None, camera: str | None = None):
@@ -126,9 +130,11 @@ def open_recording(folder: Path, layouts: list[str] | None = None, camera: str |
 
 def replay_folder(folder, layouts: list[str] | None = None, camera: str | None = None, players: list[str] | None = None,
                   seed: int | None = None, db: str | None = None, detector=None, quiet: bool = True,
-                  looks_out: Path | None = None) -> dict:
+                  looks_out: Path | None = None, harvest_to=None) -> dict:
     """Run the pipeline over a frame folder into a fresh session. Returns moves, events by frame, stats, messages.
-    ``looks_out``: write every observation fed to the session there (JSON lines, see ``replay_looks``)."""
+    ``looks_out``: write every observation fed to the session there (JSON lines, see ``replay_looks``).
+    ``harvest_to``: a ``TableProfile`` to harvest the game's labelled looks into (``assistant.apps.learn``); the
+    result's ``harvest`` then counts them."""
     folder = Path(folder)
     meta, layout_data, source, K = open_recording(folder, layouts, camera)
     ppl = players or meta.get("players")
@@ -142,7 +148,9 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
         session = make_session(Path(db), list(ppl), seed if seed is not None else meta.get("seed"), meta.get("initial"))
         by_frame: list[dict] = []
         looks: list[dict] = []
-        pipe = Pipeline(source, layout_data, session, camera=K, detector=detector,
+        harvester = Harvester(harvest_to) if harvest_to is not None else None
+        fed = HarvestingFeed(session, harvester, lambda: pipe.observer) if harvester is not None else session
+        pipe = Pipeline(source, layout_data, fed, camera=K, detector=detector,
                         on_message=(lambda lv, tx: None) if quiet else None,
                         on_observation=(lambda obs: looks.append(obs.to_json())) if looks_out else None)
         current = {"frame": None}
@@ -158,7 +166,11 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
         source.close()
         if looks_out:
             write_looks(Path(looks_out), looks)
-        return close_result(session, folder, meta, by_frame, stats, list(pipe.messages))
+        result = close_result(session, folder, meta, by_frame, stats, list(pipe.messages))
+        if harvester is not None:
+            harvester.close()
+            result["harvest"] = dict(harvester.counts)
+        return result
     finally:
         if tmp is not None:
             tmp.cleanup()

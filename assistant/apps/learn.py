@@ -1,0 +1,349 @@
+"""Learning the owner's table, the glue: harvesting labelled looks during a game, and running ``tablewatch adapt``.
+
+Owns ``Harvester`` (after each look a session was fed: was it explained surely? then the game's expected readings
+of the accepted state, the region kinds and the observer's board views are written as a harvested look,
+``vision.harvest``), ``HarvestingFeed`` (a session stand-in for ``vision.pipeline.Pipeline`` that harvests after
+each feed), ``StatusBoard`` (the profile's ``status.json``, what the tablet shows about learning) and
+``AdaptRunner`` (one ``tablewatch adapt`` subprocess at a time, at low priority, its progress in status.json).
+The live loop (``assistant.apps.live``), the replay (``assistant.apps.replay``) and the demo use them.
+
+A look is harvested when the rules engine vouches for it: the start position before the first move ("setup"),
+or a look the tracker explained surely ("explained"): the look was read (not held back by a full disk), no
+alert came from it and none is open (IllegalMove, TableOutOfSync, ScoreMismatch, NeedsConfirmation), and the
+tracker neither waited on it (a board under a hand) nor held it for another look. Each look records how many
+moves were accepted when it was taken; an undo, a correction, a confirmed other candidate or a switch to a kept
+alternative that takes moves back from the log deletes the game's looks taken after the moves it took back. A
+harvest that fails (a full disk) is one line on stderr; the game goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from assistant.table.profile import DEFAULT_MAX_LOOKS_BYTES, TableProfile
+from vision import harvest as H
+
+SURE_KINDS = ("IllegalMove", "TableOutOfSync", "ScoreMismatch", "NeedsConfirmation", "Correction")
+QUEUE_LOOKS = 8  # looks waiting to be written in the background; more are dropped (the camera never waits)
+
+
+def _stderr(text: str) -> None:
+    print(f"tablewatch harvest: {text}", file=sys.stderr, flush=True)
+
+
+class Harvester:
+    """Harvests the looks of the games fed through it into ``profile`` (module docstring). ``background``: write
+    in a thread of its own (the live loop), else at once (replays, tests). ``on_error(text)``: where a failure is
+    said, once until a write succeeds again (stderr by default)."""
+
+    def __init__(self, profile: TableProfile, max_bytes: int = DEFAULT_MAX_LOOKS_BYTES, background: bool = False,
+                 on_error=None):
+        self.profile = profile
+        self.max_bytes = int(max_bytes)
+        self.on_error = on_error or _stderr
+        self.counts = {"setup": 0, "explained": 0, "skipped": 0, "deleted": 0, "failed": 0, "dropped": 0}
+        self._games: dict[str, dict] = {}  # game id -> {"seq": last event seen, "moves": moves then, "next": look no}
+        self._bytes: int | None = None  # the looks' size, counted once then kept up to date
+        self._failing: str | None = None
+        self._queue: queue.Queue | None = queue.Queue(QUEUE_LOOKS) if background else None
+        self._thread = None
+        if background:
+            self._thread = threading.Thread(target=self._work, name="tablewatch-harvest", daemon=True)
+            self._thread.start()
+
+    # ------------------------------------------------------------------------------------------ around a feed
+
+    def before(self, session) -> dict:
+        """What the session's tracker says before a look is fed (``after`` compares)."""
+        tr = session.tracker
+        game = self._game(session)
+        game.setdefault("seq", session.last_seq)
+        game.setdefault("moves", len(tr.moves))
+        return {"observations": tr.stats["observations"], "deferred": tr.stats["deferred"], "held": tr.stats["held"]}
+
+    def after(self, session, observation, events, observer, before: dict) -> str | None:
+        """Harvest ``observation`` (just fed to ``session``, giving ``events``) if the rules engine vouches for it;
+        ``observer``: the ``vision.observe.Observer`` that read it. Returns the look's source, or None."""
+        self.sync(session)
+        tr = session.tracker
+        sure = (tr.stats["observations"] == before["observations"] + 1 and not tr.alerts
+                and tr.stats["deferred"] == before["deferred"] and tr.stats["held"] == before["held"]
+                and not any(getattr(e, "kind", "") in SURE_KINDS for e in events))
+        if not sure or observer is None:
+            self.counts["skipped"] += 1
+            return None
+        have = getattr(observer, "views", {})
+        views = {b: have[b] for b in sorted({k.split("/", 1)[0] for k in observation.readings}) if b in have}
+        expected_all = session.game.expected_readings(tr.state)
+        keys = [k for k in observation.readings if k in expected_all and k.split("/", 1)[0] in views]
+        if not keys:
+            self.counts["skipped"] += 1
+            return None
+        source = "explained" if tr.moves else "setup"
+        game = self._game(session)
+        look = game["next"]
+        game["next"] += 1
+        job = (session.game_id, look, source, {b: (v.image, v.px_per_mm) for b, v in views.items()},
+               {k: expected_all[k] for k in keys},
+               {k: (observation.readings[k].value, observation.readings[k].confidence) for k in keys},
+               {k: session.game.region_kind(k) for k in keys}, len(tr.moves))
+        self._submit(("write", job))
+        return source
+
+    def sync(self, session) -> None:
+        """Take back the looks that the corrections logged since the last call make wrong (an undo on the tablet
+        between two looks too). Call before adapting."""
+        game = self._games.get(session.game_id)
+        if game is None or "seq" not in game:
+            return
+        moves = game["moves"]
+        for e in session.events_since(game["seq"]):
+            game["seq"] = max(game["seq"], e["seq"])
+            p = e["payload"]
+            if e["kind"] == "MoveRecognized":
+                moves += len(p.get("moves", ()))
+            elif e["kind"] == "Correction":
+                moves -= len(p.get("removed", ()))
+                if p.get("removed"):
+                    self._submit(("delete", (session.game_id, moves)))
+                moves += len(p.get("added", ()))
+        game["moves"] = moves
+
+    def _game(self, session) -> dict:
+        game = self._games.get(session.game_id)
+        if game is None:
+            done = [int(lk.meta.get("look", 0)) for lk in H.list_looks(self.profile.looks_dir) if lk.game == session.game_id]
+            game = self._games[session.game_id] = {"next": max(done, default=0) + 1}
+        return game
+
+    # ------------------------------------------------------------------------------------------ writing
+
+    def _submit(self, job) -> None:
+        if self._queue is None:
+            self._run(job)
+            return
+        try:
+            self._queue.put_nowait(job)
+        except queue.Full:
+            if job[0] == "delete":  # a deletion is never dropped: it waits
+                self._queue.put(job)
+            else:
+                self.counts["dropped"] += 1
+
+    def _work(self) -> None:
+        while True:
+            job = self._queue.get()
+            try:
+                if job is None:
+                    return
+                self._run(job)
+            finally:
+                self._queue.task_done()
+
+    def _run(self, job) -> None:
+        kind, args = job
+        try:
+            if kind == "delete":
+                game, after = args
+                n = H.delete_looks(self.profile.looks_dir, game, after)
+                self.counts["deleted"] += n
+                if n:
+                    self._bytes = None
+                return
+            game, look, source, views, expected, read, kinds, moves = args
+            folder = H.write_look(self.profile.looks_dir, game, look, source, views, expected, read, kinds, moves)
+            self.counts[source] += 1
+            if self._bytes is None:
+                self._bytes = sum(H.folder_bytes(lk.folder) for lk in H.list_looks(self.profile.looks_dir))
+            else:
+                self._bytes += H.folder_bytes(folder)
+            if self._bytes > self.max_bytes:
+                H.enforce_cap(self.profile.looks_dir, self.max_bytes)
+                self._bytes = None
+            self._failing = None
+        except Exception as exc:  # noqa: BLE001 - a full disk, a bug: the game goes on, one line says it
+            self.counts["failed"] += 1
+            text = f"a look of the table could not be kept for learning ({exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}); " \
+                   "the game goes on. Free some disk space to learn this table."
+            if text != self._failing:
+                self._failing = text
+                self.on_error(text)
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Finish the looks waiting to be written (background)."""
+        if self._queue is not None and self._thread is not None and self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join(timeout)
+
+
+class HarvestingFeed:
+    """A session as the pipeline sees it (``feed``), harvesting each look fed (``Harvester``); everything else is
+    the session's. ``observer()``: the observer that read the look (the pipeline's, which may be replaced)."""
+
+    def __init__(self, session, harvester: Harvester, observer):
+        self.session = session
+        self.harvester = harvester
+        self.observer = observer
+
+    def feed(self, observation):
+        try:
+            before = self.harvester.before(self.session)
+        except Exception as exc:  # noqa: BLE001 - harvesting never stops the game
+            self.harvester.on_error(f"harvest skipped ({type(exc).__name__}: {exc})")
+            return self.session.feed(observation)
+        events = self.session.feed(observation)
+        try:
+            self.harvester.after(self.session, observation, list(events or []), self.observer(), before)
+        except Exception as exc:  # noqa: BLE001
+            self.harvester.on_error(f"harvest skipped ({type(exc).__name__}: {exc})")
+        return events
+
+    def __getattr__(self, name):
+        return getattr(self.session, name)
+
+
+# ---------------------------------------------------------------------------------------------- status and adapt
+
+
+class StatusBoard:
+    """The profile's ``status.json`` (what the tablet shows about learning: ``TableProfile.status``), written
+    whole (a temporary file and ``os.replace``). Failures to write are said once on stderr and change nothing."""
+
+    def __init__(self, profile: TableProfile):
+        self.profile = profile
+        self._lock = threading.Lock()
+
+    def update(self, **fields) -> dict:
+        with self._lock:
+            try:
+                status = self.profile.status()
+            except Exception:  # noqa: BLE001 - a torn or foreign file is written anew
+                status = {}
+            status = {"state": "idle", "text": "", "progress": None, "card": None, "setup_check": None, **status, **fields}
+            status["card"] = self.profile.card() if "card" not in fields else fields["card"]
+            status["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+            path = self.profile.status_path
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp.write_text(json.dumps(status, indent=1), encoding="utf-8")
+                os.replace(tmp, path)
+            except OSError as exc:
+                _stderr(f"the learning status could not be written ({exc.strerror or exc}).")
+                try:
+                    tmp.unlink()
+                except OSError:
+                    pass
+            return status
+
+    def setup_check(self, event) -> None:
+        """Show a set-up check (a ``SetupCheck`` event) on the tablet."""
+        self.update(setup_check=event.to_json())
+
+
+def adapt_command(profile: TableProfile, data_dir: Path) -> list[str]:
+    """The ``tablewatch adapt`` command line for ``profile`` (in a fresh interpreter: no onnxruntime state shared)."""
+    return [sys.executable, "-m", "assistant.apps.cli", "adapt", "--data-dir", str(data_dir), "--table", profile.name]
+
+
+def _progress_of(line: str) -> float | None:
+    """A progress share from one line adapt prints ("37%", "12/40"), or None."""
+    import re
+
+    m = re.search(r"(\d+(?:\.\d+)?)\s*%", line)
+    if m:
+        return min(1.0, float(m.group(1)) / 100.0)
+    m = re.search(r"\b(\d+)\s*/\s*(\d+)\b", line)
+    if m and int(m.group(2)) > 0:
+        return min(1.0, int(m.group(1)) / int(m.group(2)))
+    return None
+
+
+class AdaptRunner:
+    """Runs ``tablewatch adapt`` for one profile, one at a time, under ``os.nice(10)``; its progress and its one
+    line of result go into status.json (``StatusBoard``). ``on_done(ok, text)`` is called after each run."""
+
+    def __init__(self, profile: TableProfile, data_dir: Path, board: StatusBoard | None = None, command=None,
+                 on_done=None, nice: int = 10):
+        self.profile = profile
+        self.data_dir = Path(data_dir)
+        self.board = board or StatusBoard(profile)
+        self.command = command or adapt_command(profile, self.data_dir)
+        self.on_done = on_done
+        self.nice = nice
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
+        self._thread: threading.Thread | None = None
+        self.last: tuple[bool, str] | None = None  # (ok, text) of the last run
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, why: str = "asked on the tablet") -> str:
+        """Start an adapt in the background; the one-line answer for the tablet."""
+        with self._lock:
+            if self.running:
+                return "already learning your table"
+            n = len(H.list_looks(self.profile.looks_dir))
+            if n == 0:
+                return "nothing to learn from yet: play a game first (its looks are kept as it goes)"
+            self.board.update(state="learning", text="learning your table", progress=0.0)
+            self._thread = threading.Thread(target=self._run, args=(why,), name="tablewatch-adapt", daemon=True)
+            self._thread.start()
+            return f"learning your table from {n} looks ({why})"
+
+    def wait(self, timeout: float | None = None) -> tuple[bool, str] | None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return self.last
+
+    def _run(self, why: str) -> None:
+        nice = self.nice
+        lines: list[str] = []
+        try:
+            self._proc = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                          preexec_fn=(lambda: os.nice(nice)) if nice and hasattr(os, "nice") else None,
+                                          env=dict(os.environ, PYTHONUNBUFFERED="1"))
+            buf = ""
+            while True:
+                ch = self._proc.stdout.read(1)
+                if not ch:
+                    break
+                if ch in "\r\n":
+                    line, buf = buf.strip(), ""
+                    if line:
+                        lines.append(line)
+                        p = _progress_of(line)
+                        if p is not None:
+                            self.board.update(state="learning", text="learning your table", progress=round(p, 3))
+                    continue
+                buf += ch
+            if buf.strip():
+                lines.append(buf.strip())
+            rc = self._proc.wait()
+        except OSError as exc:
+            rc, lines = -1, lines + [f"adapt could not start ({exc.strerror or exc})"]
+        card = self.profile.card()
+        if rc == 0:
+            text = (card or {}).get("text") or (lines[-1] if lines else "adapted")
+            self.last = (True, text)
+            self.board.update(state="done", text=text, progress=None, card=card)
+        else:
+            text = lines[-1] if lines else f"adapt ended with code {rc}"
+            self.last = (False, text)
+            self.board.update(state="failed", text=text, progress=None, card=card)
+        if self.on_done is not None:
+            self.on_done(*self.last)
+
+    def stop(self) -> None:
+        """End a run in progress (at exit)."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.terminate()
