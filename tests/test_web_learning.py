@@ -21,13 +21,19 @@ from web import adapter, security
 from web.app import create_app
 
 PIN = "731946"
-CANOES = {"kind": "SetupCheck", "ok": False, "offer_adapt": True,
-          "text": "your canoes read as warriors: 3 of 4 canoe spaces misread",
-          "bad": [{"kind": "canoe_space", "text": "your canoes read as warriors: 3 of 4 canoe spaces misread",
-                   "board": "wendake-map-2p", "regions": ["L1", "L2", "L3"]},
-                  {"kind": "longhouse", "text": "grey hunters read as grey women: 1 of 2 Long Houses misread",
-                   "board": "wendake-village-1", "regions": ["long_house"]}]}
-GOOD = {"kind": "SetupCheck", "ok": True, "offer_adapt": False, "text": "every kind of place reads well (212 checked)"}
+CANOES = {"kind": "SetupCheck", "ok": False, "offer_adapt": True, "checked": 212, "misread": 4, "by_kind": {},
+          "text": "your canoes read as warriors standing: 3 of 4 canoe spaces misread (and 1 more kind). "
+                  "Learning this table can fix it.",
+          "problems": [{"subject": "canoe", "checked": 4, "misread": 3, "boards": ["wendake-map-2p"],
+                        "text": "your canoes read as warriors standing: 3 of 4 canoe spaces misread",
+                        "keys": ["wendake-map-2p/L1", "wendake-map-2p/L2", "wendake-map-2p/L3"]},
+                       {"subject": "hunter", "checked": 2, "misread": 1, "boards": ["wendake-village-1"],
+                        "text": "your hunters read as women: 1 of 2 hunter spaces misread",
+                        "keys": ["wendake-village-1/long_house"]}],
+          "boards": ["wendake-map-2p", "wendake-village-1"],
+          "regions": ["wendake-map-2p/L1", "wendake-map-2p/L2", "wendake-map-2p/L3", "wendake-village-1/long_house"]}
+GOOD = {"kind": "SetupCheck", "ok": True, "offer_adapt": False, "checked": 212, "misread": 0, "problems": [],
+        "boards": [], "regions": [], "text": "the set-up reads well: 212 of 212 regions as set up."}
 
 
 class Session:
@@ -184,8 +190,9 @@ def test_set_up_check_panel_before_play_with_pictures_and_the_offer_to_adapt(pin
     html = c.get("/").get_data(as_text=True)
     panel = learning_section(html)
     assert 'data-setup-check="open"' in panel
-    assert "your canoes read as warriors: 3 of 4 canoe spaces misread" in panel
-    assert "grey hunters read as grey women: 1 of 2 Long Houses misread" in panel
+    line = re.search(r'<p class="setup-check-text">([^<]*)</p>', panel).group(1)
+    assert line == "Your canoes read as warriors standing: 3 of 4 canoe spaces misread (and 1 more kind). Learning this table can fix it."
+    assert re.findall(r"<li>([^<]*)</li>", panel) == ["your hunters read as women: 1 of 2 hunter spaces misread"]
     srcs = [s.replace("&amp;", "&") for s in re.findall(r'<img src="([^"]+)"', panel)]
     assert [s.split("&v=")[0] for s in srcs] == ["/board/view.jpg?board=wendake-map-2p&region=L1&region=L2&region=L3",
                                                  "/board/view.jpg?board=wendake-village-1&region=long_house"]
@@ -211,33 +218,60 @@ def test_no_adapt_button_without_the_hook_or_while_learning(pin_file, profile):
 def test_set_up_check_that_reads_well_is_one_quiet_line_and_another_games_is_not_shown(pin_file, profile):
     write_status(profile, setup_check=GOOD)
     html = make_app(pin_file, Session(), TABLE_PROFILE=profile, ADAPT_NOW=lambda: "x").test_client().get("/").get_data(as_text=True)
-    assert 'data-setup-check="ok"' in html and "every kind of place reads well (212 checked)" in html
+    assert 'data-setup-check="ok"' in html and "the set-up reads well: 212 of 212 regions as set up." in html
     assert 'data-action="adapt"' not in html
     write_status(profile, setup_check=CANOES | {"game_id": "an-older-game"})
     html = make_app(pin_file, Session(), TABLE_PROFILE=profile).test_client().get("/").get_data(as_text=True)
     assert "data-setup-check" not in html
 
 
-def test_set_up_check_event_from_the_stream_shows_the_panel_without_a_profile(pin_file):
-    session = Session()
-    app = make_app(pin_file, session)
+def canoes_as_warriors(key, value):
+    if isinstance(value, tuple) and any(k.startswith("canoe:") for k, _ in value):
+        return tuple(sorted((k.replace("canoe:", "warrior_standing:"), n) for k, n in value))
+    return value
+
+
+def test_the_sessions_set_up_check_reaches_the_open_page_and_a_restarted_server(pin_file, tmp_path):
+    """A camera reads the start position with every canoe as a warrior: the session's SetupCheck comes through the
+    stream with the panel, its line, and the map's picture with the lakes marked (no profile needed)."""
+    from assistant.table.observation import Observation, Reading
+
+    db = str(tmp_path / "games.sqlite")
+    session = GameSession.create(db, players=["Ann", "Bob"], colours=["red", "blue"], seed=3)
+    session.check_setup = True  # as the camera programs turn it on
+    app = make_app(pin_file, session, BOARD_JPEG=lambda b, r: b"\xff\xd8")
     hub = app.extensions["tablewatch"].hub
     hub.poll_s = 0.05
     gen = hub.stream(None)
     assert "setup-check" not in next(gen)
     hub.start()
     try:
-        session.emit("SetupCheck", **{k: v for k, v in CANOES.items() if k != "kind"})
-        chunk = next(gen)
-        assert "event: game" in chunk and '"kind":"SetupCheck"' in chunk.replace(" ", "")
-        assert "your canoes read as warriors" in chunk
+        exp = session.game.expected_readings(session.tracker.initial)
+        lakes = sorted(k for k, v in exp.items() if canoes_as_warriors(k, v) != v)
+        readings = {k: Reading(canoes_as_warriors(k, v), 0.9) for k, v in exp.items()}
+        boards = tuple(sorted({k.split("/")[0] for k in exp}))
+        events = session.feed(Observation(0, 0.0, readings, boards_read=boards))
+        assert [e.kind for e in events if e.kind == "SetupCheck"] == ["SetupCheck"]
+        deadline, chunk = time.monotonic() + 10, ""
+        while "setup-check" not in chunk and time.monotonic() < deadline:
+            chunk = next(gen)
+        assert '"kind": "SetupCheck"' in chunk or '"kind":"SetupCheck"' in chunk
+        view = json.loads(re.search(r"event: view\ndata: (.*)\n\n", chunk).group(1))
+        panel = learning_section(view["parts"]["scoreboard"])
     finally:
         hub.stop()
-    html = app.test_client().get("/").get_data(as_text=True)
-    assert 'data-setup-check="open"' in html and 'data-action="adapt"' not in html  # no ADAPT_NOW: no offer
-    # a server started later on the same game finds the check in the game's log
-    again = make_app(pin_file, session).test_client().get("/").get_data(as_text=True)
-    assert "your canoes read as warriors" in again
+    assert 'data-setup-check="open"' in panel and 'data-action="adapt"' not in panel  # no ADAPT_NOW: no offer
+    assert f"Your canoes read as warriors standing: {len(lakes)} of {len(lakes)} canoe spaces misread" in text_of(panel)
+    src = re.search(r'<img src="([^"]+)"', panel).group(1).replace("&amp;", "&")
+    board = lakes[0].split("/")[0]
+    assert src.startswith(f"/board/view.jpg?board={board}&" + "&".join(f"region={k.split('/')[1]}" for k in lakes))
+    session.close()
+    again = GameSession.resume(db)  # a server started later on the same game: the check is the game's
+    try:
+        page = make_app(pin_file, again).test_client().get("/").get_data(as_text=True)
+        assert "Your canoes read as warriors standing" in text_of(page) and 'data-setup-check="open"' in page
+    finally:
+        again.close()
 
 
 # ---- the adapt button ---------------------------------------------------------------------------------------------

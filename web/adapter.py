@@ -2,7 +2,7 @@
 
 The app calls only these functions, so a change in the session's API or snapshot JSON is absorbed here:
 ``snapshot`` returns the session's snapshot normalised to the page's snapshot the templates use (``v`` in them),
-``events_since`` returns ``[(seq, event JSON text)]``, and the actions (``undo``, ``correct``, ``confirm``,
+``events_since`` returns ``[(seq, event JSON text)]``, ``setup_check`` the set-up check's JSON, and the actions (``undo``, ``correct``, ``confirm``,
 ``tablet_action``) pass through. The web app reaches a game only through the table core: the session's
 ``game``, else the registry (``assistant.table.game``) by the snapshot's game name.
 
@@ -77,6 +77,15 @@ def events_since(session, seq: int, timeout: float | None) -> list[tuple[int, st
         d.setdefault("seq", int(s))
         out.append((int(s), json.dumps(d, separators=(",", ":"), default=str)))
     return out
+
+
+def setup_check(session) -> dict | None:
+    """The JSON of the session's set-up check (its ``SetupCheck`` event: ``GameSession.setup_check``), or None."""
+    ev = getattr(session, "setup_check", None)
+    try:
+        return event_json(ev) if ev is not None else None
+    except TypeError:
+        return None
 
 
 # ---- actions ---------------------------------------------------------------------------------------------

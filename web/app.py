@@ -64,12 +64,11 @@ class Tablewatch:
         self.pins = pins
         self.limiter = security.AttemptLimiter()
         self.on_new_session: list = []
+        self._first_session = session
         self.hub = Hub(session, self.render_parts, heartbeat_s=float(app.config.get("HEARTBEAT_S", 15.0)),
                        max_streams=int(app.config.get("MAX_STREAMS", MAX_STREAMS)),
                        max_streams_per_client=int(app.config.get("MAX_STREAMS_PER_CLIENT", MAX_STREAMS_PER_CLIENT)),
-                       watch=lambda: learning.watch_key(app.config), keep=("SetupCheck",))
-        if self.hub.latest:  # the set-up check the hub found in the log: the first render could not see it
-            self.hub.refresh()
+                       watch=lambda: learning.watch_key(app.config))
 
     @property
     def session(self):
@@ -92,7 +91,7 @@ class Tablewatch:
         """The page's snapshot with what the tablet shows about learning the table (``learning``, web.learning)
         and whether one board's picture can be drawn (``board_crops``: the BOARD_JPEG hook)."""
         hub = getattr(self, "hub", None)  # the hub renders once while it is being made
-        setup = hub.latest.get("SetupCheck") if hub is not None else None
+        setup = adapter.setup_check(hub.session if hub is not None else self._first_session)
         return snap | {"learning": learning.view(self.app.config, setup, snap.get("game_id")),
                        "board_crops": callable(self.app.config.get("BOARD_JPEG"))}
 

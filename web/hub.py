@@ -25,12 +25,9 @@ Each open stream holds one of the web server's worker threads, so streams are ad
 pages. ``web.server.make_server`` sets ``max_streams`` from its thread count. A stream ends within about a second
 of its client going away (``stream(gone=...)``), so a tablet moving between pages frees its slot.
 
-Two things change the page without an event. ``watch()`` (optional) returns a key that changes when something the
-parts show changed outside the session (the table profile's learning status, web.learning): the pump compares it
-about once a second, between its waits for events, and re-renders when it moved. ``keep`` names event kinds whose
-latest payload in the current game the hub remembers (``latest[kind]``; the set-up check): from the events it
-pumps, and, for a game that has only just begun (at most ``KEEP_SCAN_EVENTS`` events), from the session's log
-when the hub takes the game on.
+The parts can change without an event: ``watch()`` (optional) returns a key that changes when something they show
+changed outside the session (the table profile's learning status, web.learning); the pump compares it about once a
+second, between its waits for events, and re-renders when it moved (``refresh``).
 """
 
 from __future__ import annotations
@@ -45,7 +42,6 @@ from web import adapter
 RETRY_MS = 2000
 MAX_STREAMS = 36  # in all: 48 worker threads less the 12 that web.server.make_server keeps for pages
 MAX_STREAMS_PER_CLIENT = 6  # a browser opens at most 6 connections to one server, so one device never needs more
-KEEP_SCAN_EVENTS = 200  # a game taken on with more events than this is past its start: its log is not read for ``keep``
 
 
 def format_sse(data: str, event: str | None = None, id: str | None = None) -> str:
@@ -74,11 +70,9 @@ class Hub:
 
     def __init__(self, session, render_parts=None, buffer: int = 4096, poll_s: float = 1.0, heartbeat_s: float = 15.0,
                  max_streams: int = MAX_STREAMS, max_streams_per_client: int = MAX_STREAMS_PER_CLIENT,
-                 watch=None, keep: tuple[str, ...] = ()):
+                 watch=None):
         self.render_parts = render_parts or (lambda snap: {})
         self.watch = watch
-        self.keep = tuple(keep)
-        self.latest: dict[str, dict] = {}
         self._watched = None
         self.version = 0  # renders so far (``_render``)
         self.max_streams = max_streams
@@ -102,26 +96,7 @@ class Hub:
     def _install(self, session) -> None:
         self.session = session
         self.seq = adapter.last_seq(session)
-        self.latest = {}
-        if self.keep and self.seq <= KEEP_SCAN_EVENTS:
-            try:
-                self._remember(adapter.events_since(session, 0, 0))
-            except Exception as exc:  # the page must come up whatever the log says; the kept events are extras
-                self.errors.append(repr(exc))
         self.parts = self._render()
-
-    def _remember(self, events: list[tuple[int, str]]) -> None:
-        """Keep the latest payload of each ``keep`` kind among ``events`` ([(seq, event JSON text)])."""
-        for _, data in events:
-            if not any(f'"{k}"' in data for k in self.keep):
-                continue
-            try:
-                d = json.loads(data)
-            except ValueError:
-                continue
-            if isinstance(d, dict) and d.get("kind") in self.keep:
-                payload = d.get("payload") if isinstance(d.get("payload"), dict) else d
-                self.latest[d["kind"]] = payload
 
     def _watch_key(self):
         if self.watch is None:
@@ -206,8 +181,6 @@ class Hub:
                     if seq > self.seq:
                         self._ring.append((seq, data))
                         self.seq = seq
-                if self.keep:
-                    self._remember(events)
                 self.parts = self._render()
                 self._cond.notify_all()
 

@@ -79,8 +79,8 @@ def _add(pics: dict[str, list[str]], board, region) -> None:
 def pictures(*sources) -> list[dict]:
     """The boards (and regions on them) named anywhere in ``sources``: a board name, a list of names, a dict
     {board: [regions]}, dicts with ``board`` and ``region``/``regions``, or reading keys (``"board/region"``)
-    under ``key``/``keys``; nested lists and ``boards``/``examples``/``kinds``/``bad``/``misread`` entries are
-    searched. At most MAX_PICTURES boards."""
+    under ``key``/``keys``; nested lists and ``boards``/``examples``/``kinds``/``problems``/``bad``/``misread``
+    entries are searched. At most MAX_PICTURES boards."""
     pics: dict[str, list[str]] = {}
 
     def walk(x, depth: int = 0) -> None:
@@ -103,7 +103,7 @@ def pictures(*sources) -> list[dict]:
                     _add(pics, x["board"], r)
             for k in ("key", "keys"):
                 walk(x.get(k), depth + 1)
-            for k in ("boards", "examples", "kinds", "bad", "misread"):
+            for k in ("boards", "examples", "kinds", "problems", "bad", "misread"):
                 v = x.get(k)
                 if k == "boards" and isinstance(v, dict):
                     for board, regs in list(v.items())[:MAX_PICTURES * 4]:
@@ -120,9 +120,15 @@ def pictures(*sources) -> list[dict]:
     return [{"board": b, "regions": r} for b, r in list(pics.items())[:MAX_PICTURES]]
 
 
+def _keys(value) -> list:
+    """Reading keys (``"board/region"``) in a list: a ``SetupCheck``'s ``regions``."""
+    return [k for k in value if isinstance(k, str) and "/" in k] if isinstance(value, list) else []
+
+
 def _bad_kinds(d: dict) -> list[dict]:
-    """The kinds that read badly: ``bad``/``misread`` entries, else the ``kinds`` entries that say so."""
-    for key in ("bad", "misread"):
+    """What reads badly, worst first: the ``problems`` (``SetupCheck``), ``bad`` or ``misread`` entries, else the
+    ``kinds`` entries that say so."""
+    for key in ("problems", "bad", "misread"):
         if isinstance(d.get(key), list):
             return [x for x in d[key] if isinstance(x, dict)]
     kinds = d.get("kinds")
@@ -144,11 +150,11 @@ def setup_check(d) -> dict | None:
     ok = d["ok"] if isinstance(d.get("ok"), bool) else not bad
     text = one_line(d.get("text") or d.get("message") or d.get("line"))
     lines = [one_line(x.get("text") or x.get("line") or x.get("message")) for x in bad]
-    lines = [x for x in lines if x and x != text][:6]
+    lines = [x for x in lines if x and x not in text][:6]  # the first problem's line starts the text
     if not text:
         text = lines.pop(0) if lines else ("Every kind of place reads well." if ok else "Some places read badly.")
     return {"ok": ok, "text": text, "lines": lines, "offer_adapt": bool(d.get("offer_adapt", not ok)),
-            "pictures": [] if ok else pictures(bad, {k: d.get(k) for k in ("board", "region", "regions", "boards", "examples")}),
+            "pictures": [] if ok else pictures(bad, _keys(d.get("regions")), {k: d.get(k) for k in ("board", "region", "boards")}),
             "game_id": d.get("game_id") if isinstance(d.get("game_id"), str) else None}
 
 
