@@ -37,6 +37,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; output is the same for any number)")
     p.add_argument("--progress-tiles", action="store_true",
                    help="draw the bought progress tiles on the village boards (off by default: the committed detector was not trained on them)")
+    p.add_argument("--family", choices=["classic", "familiar", "foreign"], default="familiar",
+                   help="the tables' looks (docs/synth.md, Families): familiar (default: the training pool of board art, piece "
+                        "shapes, materials, light, cameras and table tops), foreign (the held-out families: never train on it) or "
+                        "classic (the scenes as drawn before families existed)")
     p.set_defaults(func=run)
     add_train_parser(subparsers)
     add_counter_parser(subparsers)
@@ -110,6 +114,9 @@ def add_eval_parser(subparsers) -> None:
     p.add_argument("--write", action="store_true", help="scores: store the calibration in the model's card")
     p.add_argument("--counter", default="counter", help="resource counter model (default counter); 'none': count resources with the detector alone")
     p.add_argument("--progress-tiles", action="store_true", help="scenes with the bought progress tiles drawn (tablewatch synth --progress-tiles)")
+    p.add_argument("--family", choices=["classic", "familiar", "foreign"], default="classic",
+                   help="detector: the scenes' looks (tablewatch synth --family): classic (default: the held-out set of the "
+                        "model card), familiar (the widened training pool) or foreign (the held-out families, docs/foreign-set.md)")
     p.set_defaults(func=run_eval)
 
 
@@ -169,7 +176,8 @@ def run_eval(args) -> int:
     from models.detector.evaluate import evaluate
 
     return evaluate(args.model, args.n, args.seed, args.workers, args.players, hard=not args.easy,
-                    counter=None if args.counter == "none" else args.counter, progress_tiles=args.progress_tiles)
+                    counter=None if args.counter == "none" else args.counter, progress_tiles=args.progress_tiles,
+                    family=None if args.family == "classic" else args.family)
 
 
 def run_counter(args) -> int:
@@ -217,7 +225,8 @@ def run(args) -> int:
     from models.synth.writer import generate
 
     try:
-        stats = generate(args.n, args.seed, out, args.players, size, args.rect_px_per_mm, args.workers, progress_tiles=args.progress_tiles)
+        stats = generate(args.n, args.seed, out, args.players, size, args.rect_px_per_mm, args.workers, progress_tiles=args.progress_tiles,
+                         family=None if args.family == "classic" else args.family)
     except OSError as exc:
         raise UserError(f"writing into {out} failed: {exc.strerror or exc}. Check the folder and free disk space.") from None
     print(f"wrote {stats['scenes']} scenes to {out} in {stats['seconds']:.1f} s ({stats['scenes_per_s']:.2f} scenes/s)")

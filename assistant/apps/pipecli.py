@@ -63,6 +63,13 @@ def add_parser(sub) -> None:
                    "share of its looks (0-1) and resume it from its log, as after a crash or a power cut")
     p.add_argument("--looks-only", action="store_true", help="read each game's frames with the camera side alone, --workers "
                    "games at a time, and save their looks (looks.jsonl) for --tracker-only; no figures")
+    p.add_argument("--family", choices=["classic", "familiar", "foreign"], default="classic",
+                   help="the tables' look (docs/synth.md, Families): classic (default: the set as rendered before families "
+                   "existed), familiar (the training pool) or foreign (the held-out families: the foreign-table set, "
+                   "docs/foreign-set.md)")
+    p.add_argument("--table-seed", type=int, help="with --family: every game on one table, its look drawn from this seed "
+                   "(default: each game its own table)")
+    p.add_argument("--players", type=int, choices=[2, 3, 4], help="every game with this many players (default: 2, 3, 4 in turn)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run_e2e)
 
@@ -159,8 +166,11 @@ def run_e2e(args) -> int:
     if args.resume_at is not None and (not args.tracker_only or not 0 < args.resume_at < 1):
         raise UserError("--resume-at SHARE goes with --tracker-only and takes a share between 0 and 1 (0.5: half-way "
                         "through each game).")
+    if args.table_seed is not None and args.family == "classic":
+        raise UserError("--table-seed draws a table's look from a family: add --family familiar or --family foreign.")
     out = Path(args.out).expanduser()
-    kw = {"max_states": args.max_states, "progress_tiles": not args.no_progress_tiles}
+    kw = {"max_states": args.max_states, "progress_tiles": not args.no_progress_tiles, "players": args.players,
+          "family": None if args.family == "classic" else args.family, "table_seed": args.table_seed}
     opts = game_options(args.games, args.seed, **kw)
     opts += game_options(args.injected_games, args.seed + 1000, inject_rate=args.inject_rate, **kw)
     folders = render_games(out, opts, workers=args.workers)

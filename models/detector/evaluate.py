@@ -11,7 +11,9 @@ regions a hand or an occluder covers are left out) and whole-board exact: the sh
 decision on any board free of hands and occluders.
 Every board in view is scored (map, village boards, score tracks, mask board); tile slots are read by
 ``vision.tiles``, grey-side women and hunters read again by ``vision.tokens``, resource spaces counted by
-``vision.counts`` (``--counter none``: by the detector alone). Runtime path only (onnxruntime)."""
+``vision.counts`` (``--counter none``: by the detector alone). ``--family familiar | foreign`` renders the scenes
+with table looks from that pool (``models.synth.families``; the foreign pool is the held-out one, docs/foreign-set.md),
+the same seeds and positions as the classic set. Runtime path only (onnxruntime)."""
 
 from __future__ import annotations
 
@@ -81,8 +83,8 @@ def _render(args):
 
     cv2.setNumThreads(1)
 
-    seed, index, players, scales, hard, progress_tiles = args
-    sc = make_scene(seed, index, players, (1280, 960), 4.0, progress_tiles=progress_tiles)
+    seed, index, players, scales, hard, progress_tiles, family = args
+    sc = make_scene(seed, index, players, (1280, 960), 4.0, progress_tiles=progress_tiles, family=family)
     lab = sc["labels"]
     rng = np.random.default_rng([seed, index, 0xE7A1])
     out = []
@@ -149,7 +151,7 @@ def counted_decisions(got: dict, counter, layout: dict, close) -> None:
 
 
 def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bool = True, counter: str | None = "counter",
-             progress_tiles: bool = False) -> int:
+             progress_tiles: bool = False, family: str | None = None) -> int:
     import multiprocessing as mp
 
     pool = mp.get_context("spawn").Pool(workers)  # fresh renderers: no onnxruntime or torch state forked into them
@@ -176,7 +178,7 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
     exact_ok = exact_n = exact_tiles_ok = 0
     piece_ok = piece_n = 0
     net_ms = []
-    jobs = [(seed, i, players, scales, hard, progress_tiles) for i in range(n)]
+    jobs = [(seed, i, players, scales, hard, progress_tiles, family) for i in range(n)]
     t0 = time.perf_counter()
 
     def score(views, k):
@@ -270,7 +272,8 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
     sys.stderr.write("\n")
     tot = tally.totals()
     small = scales.get("small_boards")
-    print(f"detector {det.path.name} on {n} held-out scenes (seed {seed}, {players} players, {'hard' if hard else 'easy'}), "
+    print(f"detector {det.path.name} on {n} held-out scenes (seed {seed}, {players} players, {'hard' if hard else 'easy'}, "
+          f"{family or 'classic'} tables), "
           f"input {scales['px_per_mm']:g} px/mm" + (f" (boards up to {small['max_area_mm2'] / 1e6:g} m²: {small['px_per_mm']:g} px/mm)" if small else "")
           + ", match radius 8 mm")
     print(f"{'class':18s} {'n':>6s} {'recall':>8s} {'precision':>10s}")
@@ -284,7 +287,7 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
     print(f"whole-board exact, pieces: {exact_ok / max(1, exact_n):.4f} ({exact_ok}/{exact_n} scenes; judged on their boards with no hand or occluder)")
     print(f"whole-board exact, pieces and tiles: {exact_tiles_ok / max(1, exact_n):.4f} ({exact_tiles_ok}/{exact_n})")
     print(f"net + decode: {np.median(net_ms):.1f} ms/view median (2 threads, while rendering runs beside it)")
-    summary = {"recall": tot["recall"], "precision": tot["precision"], "region_acc": reg_ok / max(1, reg_n), "region_acc_pieces": piece_ok / max(1, piece_n), "exact": exact_ok / max(1, exact_n),
+    summary = {"family": family or "classic", "recall": tot["recall"], "precision": tot["precision"], "region_acc": reg_ok / max(1, reg_n), "region_acc_pieces": piece_ok / max(1, piece_n), "exact": exact_ok / max(1, exact_n),
                "exact_with_tiles": exact_tiles_ok / max(1, exact_n)}
-    print("summary " + json.dumps({k: round(v, 4) for k, v in summary.items()}))
+    print("summary " + json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in summary.items()}))
     return 0

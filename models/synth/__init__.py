@@ -6,7 +6,9 @@ The package renders seeded random game positions as camera images with exact gro
 |---|---|
 | ``camera.py`` | the table frame, board poses, the pinhole camera with radial distortion, projections, homographies |
 | ``pieces.py`` | the game-neutral piece model (``Piece``), the shape library and drawing extruded pieces with shading and shadows |
-| ``effects.py`` | domain randomisation in image space: table, light colour and falloff, glare, hands, distractors, blur, noise, JPEG |
+| ``effects.py`` | domain randomisation in image space: table, light colour and falloff, glare, hands, distractors, blur, noise, JPEG; the table-top, light, camera and clutter of the families |
+| ``families.py`` | the families (board art, piece shapes, materials, light, camera, table top), their familiar and foreign (held-out) pools, a table's ``Look`` |
+| ``art.py`` | board art by family: the layout's geometry drawn with another palette, texture, lettering, decoration and varnish |
 | ``scene.py`` | one scene: boards + pieces -> camera image, rectified board view and the label dict |
 | ``wendake.py`` | the only Wendake-specific part: a random game position -> boards and pieces on the layouts |
 | ``writer.py`` | the data-set writer: scene files, manifest, progress bar, worker processes |

@@ -247,3 +247,196 @@ def camera_effects(img: np.ndarray, rng) -> dict:
     img[:] = cv2.add(img, cv2.add(cv2.merge([luma, luma, luma]), chroma), dtype=cv2.CV_8U)
     info["noise_sigma"] = round(sigma, 2)
     return info
+
+
+# ---------------------------------------------------------------------------------------------- families (families.py)
+
+
+def table_texture_for(spec: dict, rng, size: int = 384) -> np.ndarray:
+    """A table top of a table family (``families._table``): wood, cloth, gingham or stripes, BGR."""
+    import cv2
+
+    base = np.array(spec["base"], float)
+    low = cv2.resize(rng.normal(0, 1, (6, 6)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC)
+    tex = np.ones((size, size), np.float32) + 0.06 * low
+    kind = spec["kind"]
+    if kind == "wood":
+        grain = rng.normal(0, 1, (size, 1)).astype(np.float32)
+        grain = cv2.resize(cv2.GaussianBlur(np.repeat(grain, 8, 1), (1, 5), 0), (size, size), interpolation=cv2.INTER_LINEAR)
+        tex += 0.08 * grain
+        if rng.random() < 0.5:
+            tex = tex.T.copy()
+    else:
+        tex += rng.normal(0, 0.03, (size, size)).astype(np.float32)
+    img = tex[..., None] * base[None, None, :]
+    if kind in ("gingham", "stripes"):  # two colours woven: the texture spans ~2.4 m, so a period is size * mm / 2400 px
+        p = max(2.0, size * spec["period_mm"] / 2400.0)
+        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+        a = ((xx // p) % 2).astype(np.float32)
+        b = ((yy // p) % 2).astype(np.float32) if kind == "gingham" else np.zeros_like(a)
+        share = (a + b) / 2 if kind == "gingham" else a
+        img = img * (1 - share[..., None]) + tex[..., None] * np.array(spec["second"], float)[None, None, :] * share[..., None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def light_multiplier(spec: dict, rng, shape: tuple[int, int]) -> np.ndarray:
+    """(H, W, 3) float32: the light of a lighting family (``families._light``) over the image, colour temperature
+    against the camera's white balance, falloff and exposure together; multiply the image by it."""
+    import cv2
+
+    h, w = shape
+    f = spec["field"]
+    gh, gw = 24, 32
+    yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float32)
+    wb = kelvin_bgr(spec["wb_kelvin"])
+    if f["kind"] == "spots":
+        field = light_field(rng, (gh, gw), f["n"])
+    elif f["kind"] == "lamp":
+        cx, cy, sig = f["x"] * gw, f["y"] * gh, f["sigma"] * gw
+        field = f["floor"] + (1 - f["floor"]) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * sig * sig))
+        field = field / max(1e-3, float(np.percentile(field, 70)))
+    else:  # window / mixed: a gradient across the image from the light's side
+        a = math.radians(f["angle_deg"])
+        t = ((xx / gw - 0.5) * math.cos(a) + (yy / gh - 0.5) * math.sin(a)) + 0.5
+        t = np.clip(t, 0, 1)
+        field = f["low"] + (f["high"] - f["low"]) * t
+    if f["kind"] == "mixed":
+        g1, g2 = kelvin_bgr(spec["kelvin"]) / wb, kelvin_bgr(spec["kelvin2"]) / wb
+        top = max(g1.max(), g2.max())
+        gains = (g1[None, None, :] * (1 - t[..., None]) + g2[None, None, :] * t[..., None]) / top
+    else:
+        g = kelvin_bgr(spec["kelvin"]) / wb
+        gains = np.broadcast_to(g / g.max(), (gh, gw, 3))
+    mult = (field[..., None] * gains * spec["exposure"]).astype(np.float32)
+    return cv2.resize(mult, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def apply_multiplier(img: np.ndarray, mult: np.ndarray) -> np.ndarray:
+    import cv2
+
+    return cv2.multiply(img.astype(np.float32), mult, dtype=cv2.CV_8U)
+
+
+def sensor(img: np.ndarray, rng, cam: dict, noise_gain: float = 1.0, moving: bool = True, fixed_wb: bool = True) -> dict:
+    """A camera family's sensor and processing (``families._camera``), in place: fewer real pixels, lens shading,
+    white-balance error, motion blur with rolling-shutter skew (``moving``), defocus, denoise smear, sharpening
+    and luma + blotchy chroma noise. Returns what was applied."""
+    import cv2
+
+    h, w = img.shape[:2]
+    info = {"camera_family": cam["family"]}
+    if cam["down"] < 1:
+        small = cv2.resize(img, (max(8, int(w * cam["down"])), max(8, int(h * cam["down"]))), interpolation=cv2.INTER_AREA)
+        img[:] = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    if cam["shading"] or cam["wb"] != [1.0, 1.0, 1.0]:
+        yy, xx = np.mgrid[0:24, 0:32].astype(np.float32)
+        r2 = ((xx - 15.5) / 16) ** 2 + ((yy - 11.5) / 12) ** 2
+        shade = cv2.resize((1 - cam["shading"] * r2 / 2).astype(np.float32), (w, h))
+        img[:] = np.clip(img.astype(np.float32) * shade[..., None] * np.array(cam["wb"], np.float32), 0, 255).astype(np.uint8)
+    if moving and rng.random() < cam["motion_p"]:
+        length = float(rng.uniform(2, 9))
+        ang = rng.uniform(0, math.pi)
+        k = int(math.ceil(length)) | 1
+        ker = np.zeros((k, k), np.float32)
+        c = k // 2
+        cv2.line(ker, (int(round(c - math.cos(ang) * length / 2)), int(round(c - math.sin(ang) * length / 2))),
+                 (int(round(c + math.cos(ang) * length / 2)), int(round(c + math.sin(ang) * length / 2))), 1.0, 1, cv2.LINE_AA)
+        img[:] = cv2.filter2D(img, -1, ker / ker.sum())
+        info["motion_blur_px"] = round(length, 2)
+        if cam["rolling"]:  # the rows are read one after another while the scene moves: a skew
+            skew = cam["rolling"] * w * (1 if rng.random() < 0.5 else -1)
+            mx = (np.arange(w, dtype=np.float32)[None, :] + skew * (np.arange(h, dtype=np.float32)[:, None] / h - 0.5))
+            my = np.repeat(np.arange(h, dtype=np.float32)[:, None], w, 1)
+            img[:] = cv2.remap(img, mx.astype(np.float32), my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            info["rolling_px"] = round(float(skew), 1)
+    if moving and rng.random() < cam["defocus_p"]:
+        sigma = float(rng.uniform(0.5, 1.8))
+        img[:] = cv2.GaussianBlur(img, (0, 0), sigma)
+        info["defocus_sigma_px"] = round(sigma, 2)
+    if cam["smear"]:  # phone denoising: flat areas smeared, fine texture lost
+        img[:] = cv2.addWeighted(img, 1 - cam["smear"], cv2.bilateralFilter(img, 5, 30, 5), cam["smear"], 0)
+    if cam["sharpen"]:
+        blur = cv2.GaussianBlur(img, (0, 0), 1.5)
+        img[:] = cv2.addWeighted(img, 1 + cam["sharpen"], blur, -cam["sharpen"], 0)
+    sigma = float(rng.uniform(*cam["noise"])) * noise_gain
+    cv2.setRNGSeed(int(rng.integers(0, 2**31)))
+    luma = np.empty((h, w), np.int16)
+    cv2.randn(luma, 0, sigma)
+    b = int(cam["blotch"])
+    chroma = np.empty((h // b + 1, w // b + 1, 3), np.int16)
+    cv2.randn(chroma, (0, 0, 0), (sigma * cam["chroma"],) * 3)
+    chroma = cv2.resize(chroma, (w, h), interpolation=cv2.INTER_NEAREST if b <= 2 else cv2.INTER_LINEAR)
+    img[:] = cv2.add(img, cv2.add(cv2.merge([luma, luma, luma]), chroma), dtype=cv2.CV_8U)
+    info["noise_sigma"] = round(sigma, 2)
+    return info
+
+
+def clutter(img: np.ndarray, rng, project, table_box, shadow_off: np.ndarray, n: int, avoid=None) -> list[dict]:
+    """``n`` things lying on the table: sleeved cards, fans of cards, rule sheets, cups, phones. ``avoid(x, y, r)``
+    (optional): True where an object of radius r mm centred at table (x, y) would lie on a board; such spots are
+    drawn again (a recording's boards must stay in view: its truth knows nothing of clutter)."""
+    import cv2
+
+    out = []
+    x0, y0, x1, y1 = table_box
+    for _ in range(n):
+        kind = str(rng.choice(["sleeve", "sleeve", "fan", "sheet", "cup", "phone"]))
+        radius = {"sleeve": 60, "fan": 110, "sheet": 190, "cup": 50, "phone": 90}[kind]
+        for _try in range(30):
+            cx, cy = rng.uniform(x0, x1), rng.uniform(y0, y1)
+            if avoid is None or not avoid(cx, cy, radius):
+                break
+        else:
+            continue
+        a = rng.uniform(0, 2 * math.pi)
+        if kind in ("cup", "phone"):
+            sub = distractors_at(img, rng, project, shadow_off, kind, cx, cy, a)
+            out.append(sub)
+            continue
+        cards = [(0.0, 0.0, 0.0)] if kind != "fan" else [(i * 9.0 - 18, abs(i - 2) * 3.0, (i - 2) * 0.25) for i in range(5)]
+        w_, h_ = (66, 91) if kind != "sheet" else (210, 297)
+        back = rng.uniform(60, 220, 3)
+        for dx, dy, turn in cards:
+            rot = np.array([[math.cos(a + turn), -math.sin(a + turn)], [math.sin(a + turn), math.cos(a + turn)]])
+            corners = np.array([[-w_ / 2, -h_ / 2], [w_ / 2, -h_ / 2], [w_ / 2, h_ / 2], [-w_ / 2, h_ / 2]]) @ rot.T + [cx + dx, cy + dy]
+            q = np.int32(project(np.column_stack([corners, np.full(4, -0.5)])))
+            if kind == "sheet":
+                cv2.fillConvexPoly(img, q, (238, 240, 242), cv2.LINE_AA)
+                for k in range(1, 12):  # printed lines
+                    p0 = np.array([-w_ / 2 + 20, -h_ / 2 + k * 24]) @ rot.T + [cx, cy]
+                    p1 = np.array([w_ / 2 - 20, -h_ / 2 + k * 24]) @ rot.T + [cx, cy]
+                    ln = np.int32(project(np.array([[*p0, -0.5], [*p1, -0.5]])))
+                    cv2.line(img, tuple(ln[0]), tuple(ln[1]), (90, 90, 90), 1, cv2.LINE_AA)
+                continue
+            cv2.fillConvexPoly(img, q, back.tolist(), cv2.LINE_AA)
+            inner = np.column_stack([(corners - corners.mean(0)) * 0.86 + corners.mean(0), np.full(4, -0.5)])
+            cv2.fillConvexPoly(img, np.int32(project(inner)), np.clip(back * 0.6 + 90, 0, 255).tolist(), cv2.LINE_AA)
+            if kind == "sleeve":  # a glossy plastic sleeve: a bright sheen along one edge
+                edge = np.column_stack([corners[[0, 1]], np.full(2, -0.5)])
+                e = np.int32(project(edge))
+                cv2.line(img, tuple(e[0]), tuple(e[1]), (245, 245, 245), 2, cv2.LINE_AA)
+        out.append({"kind": kind, "table_mm": [round(cx, 1), round(cy, 1)]})
+    return out
+
+
+def distractors_at(img: np.ndarray, rng, project, shadow_off, kind: str, cx: float, cy: float, a: float) -> dict:
+    """One cup or phone at table (cx, cy), turned by ``a`` (radians)."""
+    import cv2
+
+    if kind == "cup":
+        r, hgt = rng.uniform(38, 48), rng.uniform(80, 110)
+        ring = np.stack([np.cos(np.linspace(0, 2 * np.pi, 32)), np.sin(np.linspace(0, 2 * np.pi, 32))], 1) * r + [cx, cy]
+        base, top = np.column_stack([ring, np.zeros(32)]), np.column_stack([ring, np.full(32, -hgt)])
+        _shadow(img, project(np.concatenate([base, np.column_stack([ring + shadow_off[:2] * hgt, np.zeros(32)])])))
+        col = rng.uniform(60, 240, 3)
+        cv2.fillConvexPoly(img, cv2.convexHull(np.int32(project(np.concatenate([base, top])))), (col * 0.75).tolist(), cv2.LINE_AA)
+        cv2.fillPoly(img, [np.int32(project(top))], (col * 0.95).tolist(), cv2.LINE_AA)
+    else:
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        corners = np.array([[-37.5, -77.5], [37.5, -77.5], [37.5, 77.5], [-37.5, 77.5]]) @ rot.T + [cx, cy]
+        base, top = np.column_stack([corners, np.zeros(4)]), np.column_stack([corners, np.full(4, -8.0)])
+        _shadow(img, project(np.concatenate([base, np.column_stack([corners + shadow_off[:2] * 8, np.zeros(4)])])))
+        cv2.fillConvexPoly(img, cv2.convexHull(np.int32(project(np.concatenate([base, top])))), (35, 35, 38), cv2.LINE_AA)
+        screen = np.column_stack([(corners - [cx, cy]) * 0.9 + [cx, cy], np.full(4, -8.0)])
+        cv2.fillConvexPoly(img, np.int32(project(screen)), rng.uniform(10, 60, 3).tolist(), cv2.LINE_AA)
+    return {"kind": kind, "table_mm": [round(cx, 1), round(cy, 1)]}

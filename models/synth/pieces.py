@@ -91,9 +91,12 @@ BEAN = np.array([[-5.5, -1], [-4, -3.8], [0, -4.2], [4, -3.8], [5.5, -1], [4.5, 
 CORN = circle(1, 14, 9.0, 4.0)
 
 
-def shape(piece: Piece, colour_bgr: dict[str, tuple]) -> list[Part]:
-    """The parts of a piece; ``colour_bgr`` maps colour names to this scene's (jittered) BGR."""
+def shape(piece: Piece, colour_bgr: dict[str, tuple], style: PieceStyle | None = None) -> list[Part]:
+    """The parts of a piece; ``colour_bgr`` maps colour names to this scene's (jittered) BGR; ``style``: a piece
+    family's geometry (``piece_style``; None: the classic pieces, exactly as before families existed)."""
     c = colour_bgr.get(piece.colour, PLAYER_BGR["none"])
+    if style is not None:
+        return _styled_shape(piece, c, style)
     cls = piece.cls
     if cls == "warrior_standing":
         return [Part(rect(13, 8, 1.5), 0, 13), Part(circle(3.6, 12), 13, 19)]
@@ -139,6 +142,146 @@ def shape(piece: Piece, colour_bgr: dict[str, tuple]) -> list[Part]:
     raise ValueError(f"no shape for class {cls!r}")
 
 
+# ---------------------------------------------------------------------------------------------- piece families
+
+
+@dataclass
+class PieceStyle:
+    """A piece family's geometry and print (``piece_style``): every size in mm. ``meeple``: standing warrior
+    (body w, d, corner radius, body height, head radius, head top, head "round" | "ball" | "flat"); ``lying``
+    (outline name, x scale, y scale, height); ``canoe`` (x scale, y scale, height, raised ends' height);
+    ``disk`` (radius, height); ``marker`` ("cylinder" | "cube", radius or half side, height); ``res``: per
+    resource and beaver (x scale, y scale, height); ``bevel``, ``wear``: 0-1 (a lit rim on top faces, chipped
+    paint on edges); ``faces``: "classic" | "bold" (token print); ``colours``: this edition's player colours;
+    ``neutral``: its resource and token colours."""
+
+    name: str
+    meeple: tuple = (13.0, 8.0, 1.5, 13.0, 3.6, 19.0, "round")
+    lying: tuple = ("meeple", 1.0, 1.0, 8.0)
+    canoe: tuple = (1.0, 1.0, 6.0, 0.0)
+    disk: tuple = (8.0, 5.0)
+    marker: tuple = ("cylinder", 6.0, 10.0)
+    res: dict = field(default_factory=dict)
+    bevel: float = 0.0
+    wear: float = 0.0
+    faces: str = "classic"
+    colours: dict = field(default_factory=lambda: dict(PLAYER_BGR))
+    neutral: dict = field(default_factory=lambda: dict(NEUTRAL_BGR))
+
+
+STUBBY = np.array([  # held-out lying warrior: a big round head, short arms, wide legs (18 x 20 mm)
+    [0, -10], [3.6, -9.4], [5, -7], [4.2, -4.6], [8.5, -3.2], [8.6, 0], [4.8, 0.8], [8.5, 9.6], [2.2, 10], [0, 6.2],
+    [-2.2, 10], [-8.5, 9.6], [-4.8, 0.8], [-8.6, 0], [-8.5, -3.2], [-4.2, -4.6], [-5, -7], [-3.6, -9.4]], float)
+DUGOUT = np.array([[-19, 0], [-14, -2.6], [-6, -4.2], [6, -4.2], [14, -2.6], [19, 0], [14, 2.6], [6, 4.2], [-6, 4.2], [-14, 2.6]], float)
+
+
+def _hsv_shift(bgr, dh: float, ks: float, kv: float) -> tuple:
+    import cv2
+
+    hsv = cv2.cvtColor(np.uint8([[np.clip(bgr, 0, 255)]]), cv2.COLOR_BGR2HSV)[0, 0].astype(float)
+    hsv = [(hsv[0] + dh) % 180, min(255.0, hsv[1] * ks), min(255.0, hsv[2] * kv)]
+    return tuple(float(v) for v in cv2.cvtColor(np.uint8([[hsv]]), cv2.COLOR_HSV2BGR)[0, 0])
+
+
+def _edition(rng, spread: float) -> dict:
+    """Player colours of another edition: each hue, saturation and value moved by up to ``spread`` (0-1)."""
+    out = {k: _hsv_shift(v, rng.uniform(-8, 8) * spread, 1 + rng.uniform(-0.25, 0.1) * spread, 1 + rng.uniform(-0.2, 0.15) * spread)
+           for k, v in PLAYER_BGR.items() if k != "none"}
+    out["none"] = PLAYER_BGR["none"]
+    return out
+
+
+def piece_style(name: str, rng) -> PieceStyle:
+    """The geometry of a piece family, with a little of its own variation drawn from ``rng``."""
+    j = lambda lo, hi: round(float(rng.uniform(lo, hi)), 3)
+    if name == "classic":
+        return PieceStyle(name, bevel=j(0, 0.2), wear=j(0, 0.2), colours=_edition(rng, 0.3))
+    if name == "chunky":
+        return PieceStyle(name, meeple=(15.0, 10.0, 2.5, 12.0, 4.2, 18.5, "round"), lying=("meeple", 1.1, 1.05, 10.0),
+                          canoe=(1.05, 1.3, 7.0, 0.0), disk=(9.0, 6.0), marker=("cylinder", 6.5, 11.0),
+                          res={"corn": (1.0, 1.2, 8.0), "beans": (1.15, 1.15, 6.0), "beaver": (1.1, 1.1, 2.5), "pumpkins": (1.08, 1.08, 9.0),
+                               "leather": (1.1, 1.1, 6.0), "fish": (1.05, 1.1, 7.0)},
+                          bevel=j(0.3, 0.8), wear=j(0, 0.4), colours=_edition(rng, 0.6))
+    if name == "slim":
+        return PieceStyle(name, meeple=(11.0, 7.0, 1.0, 15.0, 3.0, 21.0, "round"), lying=("meeple", 0.95, 0.95, 6.0),
+                          canoe=(1.12, 0.78, 5.0, 0.0), disk=(7.5, 4.0), marker=("cylinder", 5.5, 12.0),
+                          res={"corn": (1.05, 0.85, 6.0), "beans": (0.9, 0.9, 4.5), "beaver": (0.9, 0.9, 2.0), "pumpkins": (0.92, 0.92, 7.0),
+                               "leather": (0.95, 0.95, 4.0), "fish": (1.1, 0.9, 5.0)},
+                          bevel=j(0, 0.3), wear=j(0, 0.3), colours=_edition(rng, 0.6))
+    if name == "pawn":  # held out: pawn warriors, stubby lying meeples, dug-out canoes, thick disks, cube markers, wooden beavers
+        neutral = dict(NEUTRAL_BGR)
+        neutral.update({"corn": (30, 185, 250), "beans": (45, 40, 120), "pumpkins": (20, 105, 225), "beaver": (40, 70, 110),
+                        "leather": (70, 125, 175), "fish": (175, 150, 120)})
+        return PieceStyle(name, meeple=(11.0, 11.0, 5.5, 14.0, 4.5, 22.0, "ball"), lying=("stubby", 1.0, 1.0, 9.0),
+                          canoe=(1.0, 1.0, 6.5, 11.0), disk=(8.5, 7.0), marker=("cube", 5.5, 11.0),
+                          res={"corn": (0.75, 1.5, 9.0), "beans": (1.2, 1.4, 5.0), "beaver": (0.9, 0.65, 7.0), "pumpkins": (1.1, 1.1, 9.0),
+                               "leather": (1.0, 1.0, 5.0), "fish": (1.2, 0.9, 6.0)},
+                          bevel=j(0.6, 1.0), wear=j(0.3, 0.8), faces="bold", colours=_edition(rng, 1.0), neutral=neutral)
+    raise ValueError(f"no piece family {name!r}")
+
+
+def _styled_shape(piece: Piece, c, st: PieceStyle) -> list[Part]:
+    cls = piece.cls
+    if cls == "warrior_standing":
+        w, d, r, h, hr, top, head = st.meeple
+        body = circle(w / 2, 16, 1.0, d / w) if r >= min(w, d) / 2 else rect(w, d, r)
+        if head == "ball":
+            return [Part(body, 0, h), Part(circle(hr * 0.7, 12), h, h + 1.5), Part(circle(hr, 14), h + 1.5, top)]
+        return [Part(body, 0, h), Part(circle(hr, 12), h, top)]
+    if cls == "warrior_lying":
+        outline, sx, sy, h = st.lying
+        return [Part((STUBBY if outline == "stubby" else MEEPLE) * [sx, sy], 0, h)]
+    if cls == "canoe":
+        sx, sy, h, ends = st.canoe
+        hull = (DUGOUT if ends else CANOE) * [sx, sy]
+        parts = [Part(hull, 0, h, decals=[("poly", (hull * [0.7, 0.55]).tolist(), _scale(c, 0.6))])]
+        if ends:  # raised bow and stern
+            for sgn in (-1, 1):
+                parts.append(Part(circle(2.2, 10) + [sgn * 15.5 * sx, 0], h, ends))
+        return parts
+    if cls == "tribe_disk":
+        return [Part(circle(st.disk[0], 22), 0, st.disk[1])]
+    if cls == "action_marker":
+        kind, r, h = st.marker
+        return [Part(rect(2 * r, 2 * r, 0.8) if kind == "cube" else circle(r, 16), 0, h)]
+    if cls in ("woman", "hunter"):
+        h = 2.2 * max(1, piece.count)
+        grey = piece.side == "grey"
+        face = NEUTRAL_BGR["grey"] if grey else c
+        ink = (40, 40, 40) if st.faces == "classic" or grey else (235, 235, 235)
+        if st.faces == "classic":
+            decals = [("circle", (0, 0), 7.5, NEUTRAL_BGR["card_face"] if not grey else (120, 120, 118))]
+        else:  # bold print: the face all in the token's colour, a ring and a light icon
+            decals = [("line", (circle(8.6, 24)).tolist() + [circle(8.6, 24)[0].tolist()], 0.7, ink)]
+        if cls == "woman":
+            decals += [("circle", (0, -3.2), 2.0, ink), ("poly", [[-3.5, 5], [0, -1], [3.5, 5]], ink)]
+        else:
+            decals += [("line", [[-3, -5], [2.5, -2], [3.5, 0], [2.5, 2], [-3, 5]], 1.0, ink), ("line", [[-3, -5], [-3, 5]], 0.6, ink)]
+        return [Part(circle(11, 24), 0, h, "card", NEUTRAL_BGR["card_edge"], face, decals)]
+    if cls in ("leather", "fish", "corn", "beans", "pumpkins"):
+        col = st.neutral[cls]
+        sx, sy, h = st.res.get(cls, (1.0, 1.0, {"leather": 5, "fish": 6, "corn": 7, "beans": 5, "pumpkins": 8}[cls]))
+        if cls == "leather":
+            return [Part(LEATHER * [sx, sy], 0, h, colour=col)]
+        if cls == "fish":
+            return [Part(FISH * [sx, sy], 0, h, colour=col, decals=[("circle", (-6 * sx, -1), 0.9, (30, 30, 30))])]
+        if cls == "corn":
+            return [Part(CORN * [sx, sy], 0, h, colour=col, decals=[("line", [[-6 * sx, 0], [6 * sx, 0]], 0.6, _scale(col, 0.75))])]
+        if cls == "beans":
+            return [Part(BEAN * [sx, sy], 0, h, colour=col)]
+        return [Part(circle(6.5 * sx, 16), 0, h, colour=col, decals=[("line", [[0, -6.5 * sx], [0, 6.5 * sx]], 0.6, _scale(col, 0.7)),
+                                                                    ("circle", (0, 0), 1.3, (40, 90, 60))])]
+    if cls == "beaver":
+        sx, sy, h = st.res.get("beaver", (1.0, 1.0, 2.2))
+        col = st.neutral["beaver"]
+        if h > 4:  # a wooden beaver: a rounded body and a flat tail
+            return [Part(rect(20 * sx, 20 * sy, 5), 0, h, colour=col, decals=[("circle", (0, -2 * sy), 3.5, _scale(col, 1.3))]),
+                    Part(rect(7, 8, 2) + [0, 13 * sy], 0, 2.5, colour=_scale(col, 0.7))]
+        return [Part(rect(20 * sx, 20 * sy, 3), 0, h, "card", NEUTRAL_BGR["card_edge"], col,
+                     [("circle", (0, -1), 5 * sx, (70, 110, 150)), ("poly", [[-2.5, 3], [2.5, 3], [3, 8], [-3, 8]], (40, 60, 80))])]
+    return shape(piece, st.colours)  # tokens the families do not change (Sacred Fire, swap)
+
+
 def _scale(bgr, k: float) -> tuple:
     return tuple(float(min(255, v * k)) for v in bgr)
 
@@ -177,12 +320,14 @@ class Light:
 class BoardPainter:
     """Draws pieces onto one board's top-down canvas (BGR + alpha), ``s`` px per mm, ``pad`` mm around the board."""
 
-    def __init__(self, canvas, alpha, s: float, pad: float, cam_uvh: tuple[float, float, float], lights: list, light_vecs: list, colour_bgr: dict, rng):
+    def __init__(self, canvas, alpha, s: float, pad: float, cam_uvh: tuple[float, float, float], lights: list, light_vecs: list, colour_bgr: dict, rng,
+                 style: PieceStyle | None = None, material: dict | None = None):
         self.canvas, self.alpha, self.s, self.pad = canvas, alpha, s, pad
         self.cu, self.cv, self.ch = cam_uvh
         self.lights, self.lvecs = lights, light_vecs
         self.colour_bgr = colour_bgr
         self.rng = rng
+        self.style, self.material = style, material  # a piece family and a material family (None: the classic pieces)
 
     def px(self, uv: np.ndarray, z: float) -> np.ndarray:
         """Board mm at height z -> canvas pixels (parallax toward the camera)."""
@@ -195,7 +340,7 @@ class BoardPainter:
         if not pieces:
             return
         order = sorted(range(len(pieces)), key=lambda i: (-round(math.hypot(pieces[i].x - self.cu, pieces[i].y - self.cv), 1), pieces[i].z0))
-        shapes = [shape(p, self.colour_bgr) for p in pieces]
+        shapes = [shape(p, self.colour_bgr, self.style) for p in pieces]
         self._shadows(pieces, shapes)
         for i in order:
             self._draw_piece(pieces[i], shapes[i])
@@ -245,9 +390,13 @@ class BoardPainter:
 
         tf = self._transform(piece)
         base_col = np.array(self.colour_bgr.get(piece.colour, PLAYER_BGR["none"]), float)
-        wood_var = 1.0 + self.rng.normal(0, 0.04)
+        mat = self.material
+        wood_var = 1.0 + self.rng.normal(0, 0.04 if mat is None else mat["var"])
         for part in parts:
             col = np.array(part.colour if part.colour is not None else base_col, float) * wood_var
+            if mat is not None and part.material == "wood":  # stain or paint: saturation and value of the wood
+                grey = col.mean()
+                col = np.clip((grey + (col - grey) * mat["sat"]) * mat["val"], 0, 255)
             top_col = np.array(part.top_colour if part.top_colour is not None else col, float)
             fp = tf(part.footprint)
             z0, z1 = part.z0 + piece.z0, part.z1 + piece.z0
@@ -280,8 +429,55 @@ class BoardPainter:
             cv2.fillPoly(self.canvas, [poly], np.clip(top_col * top_shade, 0, 255).tolist(), cv2.LINE_AA, shift=4)
             cv2.fillPoly(self.alpha, [poly], 255, cv2.LINE_AA, shift=4)
             cv2.polylines(self.canvas, [poly], True, np.clip(top_col * top_shade * 1.18 + 10, 0, 255).tolist(), 1, cv2.LINE_AA, shift=4)
+            if (mat is not None or self.style is not None) and part.material == "wood":
+                self._finish(piece, part, t, top_col * top_shade)
             for decal in part.decals:
                 self._decal(decal, tf, z1, top_shade)
+
+    def _finish(self, piece: Piece, part: Part, top, top_col) -> None:
+        """Material and wear on a wooden part's top face (``top``: its outline in canvas px): grain lines, a gloss
+        highlight toward the main light, a lit bevel rim and chipped paint on the rim."""
+        import cv2
+
+        mat, st = self.material or {}, self.style
+        c = top.mean(0)
+        span = float(np.ptp(top, axis=0).max())
+        if span < 3:
+            return
+        if mat.get("grain"):
+            a = math.radians(piece.rotation_deg)
+            d, n = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+            ink = np.clip(top_col * (1 - mat["grain"]), 0, 255).astype(np.float32)
+            h, w = self.canvas.shape[:2]
+            x0, y0 = np.maximum(0, np.floor(top.min(0)).astype(int))
+            x1, y1 = np.minimum([w, h], np.ceil(top.max(0)).astype(int) + 1)
+            if x1 <= x0 or y1 <= y0:
+                return
+            o = np.array([x0, y0], float)
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillPoly(mask, [np.round((top - o) * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
+            lines = np.zeros_like(mask)
+            for k in np.linspace(-0.4, 0.4, 4) + self.rng.uniform(-0.05, 0.05):
+                p0, p1 = c - o + n * k * span - d * span, c - o + n * k * span + d * span
+                cv2.line(lines, tuple(int(v) for v in p0), tuple(int(v) for v in p1), 255, 1, cv2.LINE_AA)
+            m = (lines.astype(np.float32) * mask.astype(np.float32) / 65025.0)[..., None]
+            roi = self.canvas[y0:y1, x0:x1].astype(np.float32)
+            self.canvas[y0:y1, x0:x1] = (roi * (1 - m) + ink * m).astype(np.uint8)
+        if mat.get("gloss") and self.lvecs:
+            lv = self.lvecs[0]
+            spot = c + np.array([lv[0], lv[1]]) * span * 0.18
+            colour = np.clip(top_col + (255 - top_col) * mat["gloss"], 0, 255).tolist()
+            cv2.ellipse(self.canvas, tuple(int(v) for v in np.round(spot * 16)), (int(span * 0.12 * 16) + 1, int(span * 0.07 * 16) + 1),
+                        math.degrees(math.atan2(lv[1], lv[0])) + 90, 0, 360, colour, -1, cv2.LINE_AA, shift=4)
+        if st is not None and st.bevel > 0:
+            rim = np.clip(top_col * (1 + 0.35 * st.bevel) + 12, 0, 255).tolist()
+            cv2.polylines(self.canvas, [np.round(top * 16).astype(np.int32)], True, rim, max(1, int(round(0.6 * st.bevel * self.s))),
+                          cv2.LINE_AA, shift=4)
+        if st is not None and st.wear > 0:
+            bare = (150, 185, 215)  # raw wood under the paint
+            for i in self.rng.choice(len(top), size=min(len(top), int(round(st.wear * 4))), replace=False):
+                r = max(1, int(round(self.rng.uniform(0.4, 1.0) * self.s)))
+                cv2.circle(self.canvas, tuple(int(v) for v in np.round(top[i])), r, bare, -1, cv2.LINE_AA)
 
     def _decal(self, decal, tf, z, shade) -> None:
         import cv2

@@ -24,6 +24,11 @@ W-MOV), ``guard`` (a PA occupant attacked while its owner has guards there, W-FI
 one step off after a scoring move: ScoreMismatch). Each is checked with the rules engine: it is injected only when
 ``rules.check`` rejects it, and the rules it breaks are recorded.
 
+A **table** (``family`` "familiar" | "foreign", ``models.synth.families``): the board art, piece shapes,
+materials, light, camera processing, table top and clutter of one look drawn from ``table_seed`` (default: the
+game's seed), so several games can be played on the same table (the foreign-table set, docs/foreign-set.md).
+Without ``family`` a game is rendered as before families existed, draw for draw.
+
 ``render_games`` renders many games in parallel processes and skips games already rendered with the same options
 (``done.json``), so the set is cached. Game-specific parts come from ``models.synth.wendake``.
 """
@@ -48,6 +53,7 @@ from models.synth import effects as fx
 from models.synth import scene as S
 from models.synth import wendake as WK
 from models.synth.camera import BoardPose, Camera, look_at
+from models.synth.families import Look, draw_look
 from models.synth.pieces import Light, scatter
 from models.synth.writer import _json_default
 
@@ -71,6 +77,8 @@ class RecordingOptions:
     # draw the bought progress tiles on the villages (``models.synth.wendake.bought_tiles``), as a real table has them;
     # off: the recordings made before they were drawn
     progress_tiles: bool = True
+    family: str | None = None  # "familiar" | "foreign": the table's look from that pool (None: the classic table)
+    table_seed: int | None = None  # the table's look from this seed (default: the game's seed); with ``family``
 
     def key(self) -> dict:
         d = dict(self.__dict__)
@@ -78,6 +86,9 @@ class RecordingOptions:
         d["inject_kinds"] = list(self.inject_kinds)
         if not self.progress_tiles:  # games rendered without them before the option existed stay cached
             del d["progress_tiles"]
+        for k in ("family", "table_seed"):  # nor do the classic games rendered before families existed
+            if d[k] is None:
+                del d[k]
         return d
 
 
@@ -332,6 +343,18 @@ class _Look:
     shadow_dir: np.ndarray
     main: str
     poses: dict = field(default_factory=dict)
+    look: Look | None = None  # the table's families (None: classic)
+    mult: np.ndarray | None = None  # with a look: its light over the image (``effects.light_multiplier``)
+    jpeg_quality: int | None = None  # with a look: its camera's JPEG quality
+
+
+def table_look(opts: RecordingOptions) -> tuple[Look, np.random.Generator] | None:
+    """The table's look and the generator that fixes the rest of the table (its colours, top, light), both from
+    ``table_seed`` (or the game's seed): the same for every game on that table. None without ``family``."""
+    if opts.family is None:
+        return None
+    rng = np.random.default_rng([opts.seed if opts.table_seed is None else opts.table_seed, 0x7AB1E])
+    return draw_look(rng, opts.family), rng
 
 
 def _setup(initial, opts: RecordingOptions, rng) -> _Look:
@@ -343,6 +366,9 @@ def _setup(initial, opts: RecordingOptions, rng) -> _Look:
     else:  # never seen: push the last arrangement's boards apart (a wider table: a camera farther away)
         push_apart(boards, main)
     cam = overhead_camera(boards, opts.size, rng)
+    table = table_look(opts)
+    if table is not None:
+        return _setup_look(boards, main, cam, opts, *table)
     n_lights = int(rng.choice([1, 2]))
     lights = [Light(float(rng.uniform(0, 360)), float(rng.uniform(45, 80)), float(rng.uniform(0.25, 0.5) / math.sqrt(i + 1)),
                     float(rng.choice([1.0, 3.0, 8.0]))) for i in range(n_lights)]
@@ -356,13 +382,43 @@ def _setup(initial, opts: RecordingOptions, rng) -> _Look:
     return _Look(fixed, light, gains / gains.max(), float(rng.uniform(0.9, 1.1)), px, np.array([0.6, 0.8]), main)
 
 
+def _setup_look(boards, main: str, cam, opts: RecordingOptions, look: Look, trng) -> _Look:
+    """The fixed table of a game on a family table: lights, colours, top, light field and JPEG from the table."""
+    fixed = {"camera": cam, "poses": {b.name: b.pose for b in boards}, "lights": look.lights, "kelvin": look.light["kelvin"],
+             "colour_bgr": S.jitter_colours(trng, look.colours), "table_texture": fx.table_texture_for(look.table, trng)}
+    W, H = opts.size
+    mult = fx.light_multiplier(look.light, trng, (H, W))
+    mb = next(b for b in boards if b.name == main)
+    px = S._jacobian_scale(cam.board_homography(mb.pose), tuple(np.array(mb.layout["size_mm"]) / 2))
+    lo, hi = look.camera["jpeg"]
+    return _Look(fixed, np.ones((H, W), np.float32), np.ones(3), 1.0, px, np.array([0.6, 0.8]), main, look=look, mult=mult,
+                 jpeg_quality=int(trng.integers(max(lo, 70), max(hi, 72))))
+
+
 def _render_state(state, look: _Look, placer: Placer, opts: RecordingOptions, k: int):
     main, boards = WK.table_for(state, np.random.default_rng([opts.seed, k, 7]), extras=False,
                                 progress_tiles=opts.progress_tiles)
     placer.place(boards)
-    out = S.render(boards, main, np.random.default_rng([opts.seed, 99]), opts.size, 1.0, effects_on=False, fixed=look.fixed)
+    out = S.render(boards, main, np.random.default_rng([opts.seed, 99]), opts.size, 1.0, effects_on=False, fixed=look.fixed,
+                   look=look.look)
+    if look.mult is not None:
+        return fx.apply_multiplier(out["image"], look.mult), boards
     img = fx.apply_light(out["image"], look.light, look.gains, look.exposure)
     return img, boards
+
+
+def _camera_frame(img, rng, look: _Look, opts: RecordingOptions, moving: bool):
+    """A frame as the table's camera delivers it: its sensor and processing (a family table) or the classic
+    noise. The frames of a recording are still but for hands: motion blur only while a hand moves. Its noise is
+    drawn from the lower half of the family's range (a video camera's, at a table's light)."""
+    if look.look is None:
+        return _noisy(img, rng, opts.noise_sigma)
+    cam = dict(look.look.camera)
+    lo, hi = cam["noise"]
+    cam["noise"] = [lo, lo + (hi - lo) / 2]
+    out = img.copy()
+    fx.sensor(out, rng, cam, look.look.light["noise_gain"], moving=moving)
+    return out
 
 
 def _noisy(img, rng, sigma: float):
@@ -394,7 +450,7 @@ def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
 
     def write(img, when):
         name = f"frame_{len(frames):06d}.jpg"
-        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, opts.jpeg_quality])
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, look.jpeg_quality or opts.jpeg_quality])
         (out / name).write_bytes(buf.tobytes())
         frames.append((len(frames), round(when, 4), name))
         return len(frames) - 1
@@ -406,13 +462,13 @@ def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
         if with_hand:
             hand = img.copy()
             fx.hands(hand, rng, 1, look.px_per_mm, look.shadow_dir)
-            write(_noisy(hand, rng, opts.noise_sigma), t)
+            write(_camera_frame(hand, rng, look, opts, True), t)
             if rng.random() < 0.3:  # a hand held still over the table
-                write(_noisy(hand, rng, opts.noise_sigma), t + 0.35)
+                write(_camera_frame(hand, rng, look, opts, False), t + 0.35)
                 t += 0.35
             t += 0.3
-        write(_noisy(img, rng, opts.noise_sigma), t)
-        settled = write(_noisy(img, rng, opts.noise_sigma), t + 0.4)
+        write(_camera_frame(img, rng, look, opts, False), t)
+        settled = write(_camera_frame(img, rng, look, opts, False), t + 0.4)
         t += 2.0
         return settled
 
@@ -473,6 +529,8 @@ def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
     truth = {"format": FORMAT, "options": opts.key(), "players": NAMES[:opts.players], "seed": opts.seed,
              "moves": [move_to_json(m) for m in moves[:last_move + 1]], "complete": last_move == len(moves) - 1,
              "frames": len(frames), "steps": steps, "injected": injected}
+    if look.look is not None:
+        truth["look"] = look.look.to_json()
     (out / "truth.json").write_text(json.dumps(truth, default=_json_default), encoding="utf-8")
     (out / "done.json").write_text(json.dumps({"options": opts.key(), "frames": len(frames)}), encoding="utf-8")
     return truth
@@ -496,9 +554,10 @@ def _work(args):
     return str(out), time.perf_counter() - t0
 
 
-def game_options(n_games: int, base_seed: int = 1, **kw) -> list[RecordingOptions]:
-    """The end-to-end set: games cycling through 2, 3 and 4 players, seeds base_seed, base_seed + 1, ..."""
-    return [RecordingOptions(players=(2, 3, 4)[i % 3], seed=base_seed + i, **kw) for i in range(n_games)]
+def game_options(n_games: int, base_seed: int = 1, players: int | None = None, **kw) -> list[RecordingOptions]:
+    """The end-to-end set: games cycling through 2, 3 and 4 players (or all of ``players``), seeds base_seed,
+    base_seed + 1, ..."""
+    return [RecordingOptions(players=players or (2, 3, 4)[i % 3], seed=base_seed + i, **kw) for i in range(n_games)]
 
 
 def render_games(root: Path, options: list[RecordingOptions], workers: int = 1, progress: bool = True) -> list[Path]:

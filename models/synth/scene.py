@@ -14,6 +14,7 @@ import numpy as np
 from calibration.render import render_board
 from models.synth import FORMAT
 from models.synth import effects as fx
+from models.synth.art import draw_art
 from models.synth.camera import BoardPose, Camera, apply_homography, distortion_maps, random_camera
 from models.synth.pieces import PLAYER_BGR, BoardPainter, Light, Piece, piece_points, shape
 
@@ -62,21 +63,25 @@ def arrange(boards: list[BoardSpec], main: str, rng) -> None:
 
 # ---------------------------------------------------------------------------------------------- board art
 
-_ART: dict[tuple[str, float], np.ndarray] = {}
+_ART: dict[tuple, np.ndarray] = {}
 
 
-def board_art(layout: dict, s: float) -> np.ndarray:
-    """The layout's print art at s px/mm, padded by PAD_MM (cached per process)."""
+def board_art(layout: dict, s: float, art: tuple[str, int] | None = None) -> np.ndarray:
+    """The layout's print art at s px/mm, padded by PAD_MM (cached per process); ``art``: (art family, printing)
+    of ``models.synth.art`` (None: the schematic print)."""
     import cv2
 
-    key = (layout["name"], s)
+    key = (layout["name"], s, art)
     if key not in _ART:
         if len(_ART) > 64:
             _ART.clear()
-        art = render_board(layout, s)
-        art = (art.astype(np.float32) * np.array([0.93, 0.95, 0.97])).astype(np.uint8)  # printed card, not paper white
+        if art is None:
+            art_img = render_board(layout, s)
+            art_img = (art_img.astype(np.float32) * np.array([0.93, 0.95, 0.97])).astype(np.uint8)  # printed card, not paper white
+        else:
+            art_img = draw_art(layout, s, *art)
         pad = int(round(PAD_MM * s))
-        _ART[key] = cv2.copyMakeBorder(art, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(0, 0, 0))
+        _ART[key] = cv2.copyMakeBorder(art_img, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=(0, 0, 0))
     return _ART[key]
 
 
@@ -126,12 +131,13 @@ def draw_tiles(canvas, layout: dict, tiles: list[dict], s: float, rng) -> None:
 # ---------------------------------------------------------------------------------------------- colours
 
 
-def jitter_colours(rng) -> dict[str, tuple]:
-    """Player colours varied around their nominal hues (paint batches, camera response)."""
+def jitter_colours(rng, base: dict | None = None) -> dict[str, tuple]:
+    """Player colours varied around their nominal hues (paint batches, camera response); ``base``: an edition's
+    colours (``PieceStyle.colours``; default the classic ones)."""
     import cv2
 
     out = {}
-    for name, bgr in PLAYER_BGR.items():
+    for name, bgr in (base or PLAYER_BGR).items():
         hsv = cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2HSV)[0, 0].astype(float)
         hsv[0] = (hsv[0] + rng.normal(0, 3)) % 180
         hsv[1] = np.clip(hsv[1] * rng.uniform(0.8, 1.1), 0, 255)
@@ -144,13 +150,17 @@ def jitter_colours(rng) -> dict[str, tuple]:
 
 
 def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: tuple[int, int], rect_px_per_mm: float = 4.0,
-           effects_on: bool = True, fixed: dict | None = None) -> dict:
+           effects_on: bool = True, fixed: dict | None = None, look=None) -> dict:
     """Render one scene. Returns {"image": BGR uint8, "rectified": BGR, "hand_mask": uint8, "labels": dict}.
 
     ``fixed`` (optional) pins what is otherwise drawn at random, so that a series of scenes shares one table:
     ``"camera"`` (a Camera), ``"poses"`` ({board name: BoardPose}; boards keep their ``pose`` when it is set),
     ``"lights"`` ([Light]), ``"kelvin"``, ``"colour_bgr"`` ({colour: BGR}), ``"table_texture"`` (BGR image).
-    Without it the scene is drawn exactly as before (same random draws)."""
+    Without it the scene is drawn exactly as before (same random draws).
+
+    ``look`` (optional, a ``models.synth.families.Look``): the table's families: board art, piece shapes,
+    materials, lights, light colour and falloff, camera, table top and clutter come from it instead of the classic
+    draws. Clutter is drawn off the boards when ``effects_on`` is off (a recording), anywhere otherwise."""
     import cv2
 
     W, H = size
@@ -173,12 +183,21 @@ def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: t
     if fixed is not None and "lights" in fixed:
         lights = fixed["lights"]
         n_lights = len(lights)
+    elif look is not None:
+        lights = look.lights
+        n_lights = len(lights)
     else:
         n_lights = int(rng.choice([1, 1, 2, 3]))
         lights = [Light(float(rng.uniform(0, 360)), float(rng.uniform(35, 80)), float(rng.uniform(0.25, 0.6) / math.sqrt(i + 1)),
                         float(rng.choice([0.3, 1.0, 3.0, 8.0]))) for i in range(n_lights)]
-    kelvin = float(fixed["kelvin"]) if fixed is not None and "kelvin" in fixed else float(rng.uniform(2700, 6500))
-    colour_bgr = fixed["colour_bgr"] if fixed is not None and "colour_bgr" in fixed else jitter_colours(rng)
+    if fixed is not None and "kelvin" in fixed:
+        kelvin = float(fixed["kelvin"])
+    else:
+        kelvin = float(look.light["kelvin"]) if look is not None else float(rng.uniform(2700, 6500))
+    if fixed is not None and "colour_bgr" in fixed:
+        colour_bgr = fixed["colour_bgr"]
+    else:
+        colour_bgr = jitter_colours(rng, look.colours if look is not None else None)
 
     # the undistorted canvas, large enough for everything the distorted camera sees
     mx, my = distortion_maps(cam, (0, 0))
@@ -191,7 +210,10 @@ def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: t
     shift = np.array([[1, 0, ml], [0, 1, mt], [0, 0, 1.0]])
 
     # table top
-    tex = fixed["table_texture"] if fixed is not None and "table_texture" in fixed else fx.table_texture(rng)
+    if fixed is not None and "table_texture" in fixed:
+        tex = fixed["table_texture"]
+    else:
+        tex = fx.table_texture_for(look.table, rng) if look is not None else fx.table_texture(rng)
     table_mm = 2400.0
     cx0, cy0 = target
     T = np.array([[table_mm / tex.shape[1], 0, cx0 - table_mm / 2], [0, table_mm / tex.shape[0], cy0 - table_mm / 2], [0, 0, 1]])
@@ -220,13 +242,14 @@ def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: t
         J = _jacobian_scale(shift @ Hb, (bw / 2, bh / 2))
         s = float(np.clip(round(J * 1.3 * 2) / 2, 1.0, 4.0))
         entry["rendered_px_per_mm"] = s
-        canvas = board_art(b.layout, s).copy()
+        canvas = board_art(b.layout, s, (look.families["art"], look.art_variant) if look is not None else None).copy()
         alpha = np.zeros(canvas.shape[:2], np.uint8)
         pad = int(round(PAD_MM * s))
         alpha[pad:canvas.shape[0] - pad, pad:canvas.shape[1] - pad] = 255
         draw_tiles(canvas, b.layout, b.tiles, s, rng)
         vecs = [l.vector(b.pose.rotation_deg) for l in lights]
-        BoardPainter(canvas, alpha, s, PAD_MM, (cu, cv_, ch), lights, vecs, colour_bgr, rng).draw(b.pieces)
+        BoardPainter(canvas, alpha, s, PAD_MM, (cu, cv_, ch), lights, vecs, colour_bgr, rng,
+                     *((look.pieces, look.material) if look is not None else ())).draw(b.pieces)
         # canvas px -> board mm -> ideal image ROI
         C2B = np.array([[1 / s, 0, 0.5 / s - PAD_MM], [0, 1 / s, 0.5 / s - PAD_MM], [0, 0, 1]])
         roi = np.array([[1, 0, -rx0], [0, 1, -ry0], [0, 0, 1.0]])
@@ -243,14 +266,26 @@ def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: t
     px_mm = _jacobian_scale(shift @ cam.board_homography(mainb.pose), (mw / 2, mh / 2))
     main_light = lights[0].vector(0.0)
     shadow_dir_img = _image_direction(cam, shift, target, -main_light[:2])
-    if effects_on:
-        table_box = (target[0] - 900, target[1] - 700, target[0] + 900, target[1] + 700)
-        project = lambda P: _project_ideal(cam, shift, P)
-        info["distractors"] = fx.distractors(ideal, rng, project, table_box, -main_light / max(main_light[2], 0.2))
+    table_box = (target[0] - 900, target[1] - 700, target[0] + 900, target[1] + 700)
+    project = lambda P: _project_ideal(cam, shift, P)
+    shadow_off = -main_light / max(main_light[2], 0.2)
+    if look is not None:
+        info["look"] = look.to_json()
+        if not effects_on and look.table["clutter"]:  # a recording: the same clutter in every frame, off the boards
+            info["distractors"] = fx.clutter(ideal, np.random.default_rng([look.seed, 0xC1]), project, table_box, shadow_off,
+                                             look.table["clutter"], avoid=lambda x, y, r: _on_a_board(boards, x, y, r))
+    if effects_on and look is not None:
+        info["distractors"] = fx.clutter(ideal, rng, project, table_box, shadow_off, look.table["clutter"])
+        ideal = fx.apply_multiplier(ideal, fx.light_multiplier(look.light, rng, (IH, IW)))
+        varnish = 1 if look.families["art"] == "lacquer" else 0
+        info["glare"] = fx.glare(ideal, rng, board_mask, int(rng.choice([0, 0, 1, 1, 2])) + varnish)
+    elif effects_on:
+        info["distractors"] = fx.distractors(ideal, rng, project, table_box, shadow_off)
         gains = fx.kelvin_bgr(kelvin) / fx.kelvin_bgr(float(rng.uniform(4000, 6000)))
         gains = gains / gains.max()
         ideal = fx.apply_light(ideal, fx.light_field(rng, (IH, IW), n_lights), gains, float(rng.uniform(0.8, 1.25)))
         info["glare"] = fx.glare(ideal, rng, board_mask, int(rng.choice([0, 0, 1, 1, 2])))
+    if effects_on:
         n_hands = int(rng.choice([0, 0, 1, 1, 2]))
         if n_hands:
             hand_ideal = fx.hands(ideal, rng, n_hands, px_mm, shadow_dir_img)
@@ -259,13 +294,23 @@ def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: t
     image = cv2.remap(ideal, mx + ml, my + mt, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     hand = cv2.remap(hand_ideal, mx + ml, my + mt, cv2.INTER_NEAREST) if hand_ideal.any() else np.zeros((H, W), np.uint8)
     if effects_on:
-        info.update(fx.camera_effects(image, rng))
+        info.update(fx.camera_effects(image, rng) if look is None else fx.sensor(image, rng, look.camera, look.light["noise_gain"]))
 
-    labels = _labels(boards, cam, image.shape, hand)
+    labels = _labels(boards, cam, image.shape, hand, look.pieces if look is not None else None)
     for entry, b in zip(board_labels, boards):
         entry.update(_hand_cover(b, cam, hand))
     labels = {"format": FORMAT, "size": [W, H], "camera": cam.to_json(), "boards": board_labels, "pieces": labels, "effects": info}
     return {"image": image, "hand_mask": hand, "labels": labels, "camera": cam, "boards": boards}
+
+
+def _on_a_board(boards: list[BoardSpec], x: float, y: float, r: float) -> bool:
+    """True when a disc of radius r mm at table (x, y) reaches onto a board (or its PAD_MM margin)."""
+    for b in boards:
+        u, v = b.pose.from_table([[x, y]])[0]
+        w, h = b.layout["size_mm"]
+        if -PAD_MM - r < u < w + PAD_MM + r and -PAD_MM - r < v < h + PAD_MM + r:
+            return True
+    return False
 
 
 def _project_ideal(cam: Camera, shift, P) -> np.ndarray:
@@ -287,12 +332,12 @@ def _image_direction(cam: Camera, shift, at, d) -> np.ndarray:
     return v / (np.linalg.norm(v) + 1e-9)
 
 
-def _labels(boards: list[BoardSpec], cam: Camera, shape_hw, hand: np.ndarray) -> list[dict]:
+def _labels(boards: list[BoardSpec], cam: Camera, shape_hw, hand: np.ndarray, style=None) -> list[dict]:
     H, W = shape_hw[:2]
     out = []
     for b in boards:
         for p in b.pieces:
-            parts = shape(p, PLAYER_BGR)
+            parts = shape(p, PLAYER_BGR, style)
             pts = piece_points(p, parts)
             P = np.column_stack([b.pose.to_table(pts[:, :2]), -pts[:, 2]])
             q, ok = cam.project(P)
@@ -371,13 +416,14 @@ def rectify(image: np.ndarray, cam: Camera, board: BoardSpec, px_per_mm: float, 
     return cv2.remap(image, fx, fy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
 
-def rectified_labels(pieces_labels: list[dict], cam: Camera, board: BoardSpec, px_per_mm: float, size_wh) -> list[dict]:
-    """Labels in the rectified view: the piece's base centre and its box (tall pieces lean away from the camera)."""
+def rectified_labels(pieces_labels: list[dict], cam: Camera, board: BoardSpec, px_per_mm: float, size_wh, style=None) -> list[dict]:
+    """Labels in the rectified view: the piece's base centre and its box (tall pieces lean away from the camera);
+    ``style``: the scene's piece family (``PieceStyle``; None: classic)."""
     cu, cv_, ch = cam.centre_in_board(board.pose)
     w, h = size_wh
     out = []
     for _idx, (lab, p) in enumerate(zip([l for l in pieces_labels if l["board"] == board.name], board.pieces)):
-        pts = piece_points(p, shape(p, PLAYER_BGR))
+        pts = piece_points(p, shape(p, PLAYER_BGR, style))
         k = ch / (ch - pts[:, 2])
         plane = np.array([cu, cv_]) + (pts[:, :2] - [cu, cv_]) * k[:, None]
         r = plane * px_per_mm - 0.5

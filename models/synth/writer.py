@@ -1,6 +1,8 @@
 """The data-set writer: N seeded scenes -> JPEG images, rectified main-board views, one JSON label file each, and
 ``manifest.json``. Scene i uses its own generator seeded from (seed, i), so output does not depend on the number
-of worker processes."""
+of worker processes. ``family`` ("familiar" | "foreign", ``models.synth.families``) draws each scene's table look
+from that pool (from its own generator, seeded from (seed, i) too); None renders the classic scene, draw for draw
+as before families existed."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import numpy as np
 from models.synth import CLASSES, COLOURS, FORMAT
 from models.synth import scene as S
 from models.synth import wendake as WK
+from models.synth.families import draw_look
 
 DEFAULT_RECT_PX_PER_MM = 4.0
 SIDE_RECT_PX_PER_MM = 2.0  # village, score and mask boards: smaller pieces need no more for a 1 px/mm detector
@@ -24,16 +27,24 @@ def scene_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng([int(seed), int(index), 0x5EED])
 
 
+def scene_look(seed: int, index: int, family: str | None):
+    """The table look of scene ``index`` in ``family`` mode (None: no look, the classic scene)."""
+    return None if family is None else draw_look(np.random.default_rng([int(seed), int(index), 0xFA4]), family)
+
+
 def make_scene(seed: int, index: int, players: int, size: tuple[int, int], rect_px_per_mm: float = DEFAULT_RECT_PX_PER_MM,
-               effects_on: bool = True, progress_tiles: bool = False) -> dict:
+               effects_on: bool = True, progress_tiles: bool = False, family: str | None = None) -> dict:
     """Render scene ``index``: {"jpeg": bytes, "rect_jpeg": bytes, "labels": dict, plus the arrays for tests}."""
     import cv2
 
     rng = scene_rng(seed, index)
+    look = scene_look(seed, index, family)
+    style = look.pieces if look is not None else None
     state, move_index, game_seed = WK.random_position(players, rng)
     main, boards = WK.table_for(state, rng, progress_tiles=progress_tiles)
-    out = S.render(boards, main, rng, size, rect_px_per_mm, effects_on)
-    quality = int(rng.integers(60, 96)) if effects_on else 95
+    out = S.render(boards, main, rng, size, rect_px_per_mm, effects_on, look=look)
+    jpeg_range = look.camera["jpeg"] if look is not None else (60, 96)
+    quality = int(rng.integers(*jpeg_range)) if effects_on else 95
     ok, jpeg = cv2.imencode(".jpg", out["image"], [cv2.IMWRITE_JPEG_QUALITY, quality])
     decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
     mainb = next(b for b in boards if b.name == main)
@@ -44,9 +55,10 @@ def make_scene(seed: int, index: int, players: int, size: tuple[int, int], rect_
     labels["effects"]["jpeg_quality"] = quality
     labels = {"format": FORMAT, "scene": name, "seed": seed, "index": index, "image": f"{name}.jpg", **{k: v for k, v in labels.items() if k != "format"}}
     labels["game"] = WK.game_info(state, move_index, game_seed)
+    labels["family"] = family
     rh, rw = rect.shape[:2]
     labels["rectified"] = {"board": main, "image": f"{name}_{main}.jpg", "px_per_mm": rect_px_per_mm, "size": [rw, rh],
-                           "pieces": S.rectified_labels(labels["pieces"], out["camera"], mainb, rect_px_per_mm, (rw, rh))}
+                           "pieces": S.rectified_labels(labels["pieces"], out["camera"], mainb, rect_px_per_mm, (rw, rh), style)}
     # every other board that is mostly in view gets its own rectified view (village, score tracks, mask board)
     views, view_jpegs = [labels["rectified"]], {labels["rectified"]["image"]: rect_jpeg.tobytes()}
     side_r = min(rect_px_per_mm, SIDE_RECT_PX_PER_MM)
@@ -56,7 +68,7 @@ def make_scene(seed: int, index: int, players: int, size: tuple[int, int], rect_
         img = S.rectify(decoded, out["camera"], b, side_r)
         h, w = img.shape[:2]
         entry = {"board": b.name, "image": f"{name}_{b.name}.jpg", "px_per_mm": side_r, "size": [w, h],
-                 "pieces": S.rectified_labels(labels["pieces"], out["camera"], b, side_r, (w, h))}
+                 "pieces": S.rectified_labels(labels["pieces"], out["camera"], b, side_r, (w, h), style)}
         views.append(entry)
         view_jpegs[entry["image"]] = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
     labels["views"] = views
@@ -70,8 +82,8 @@ def _mostly_in_view(piece_labels: list[dict], board: str, share: float = 0.6) ->
 
 
 def _work(args):
-    seed, index, players, size, rect, progress_tiles = args
-    sc = make_scene(seed, index, players, size, rect, progress_tiles=progress_tiles)
+    seed, index, players, size, rect, progress_tiles, family = args
+    sc = make_scene(seed, index, players, size, rect, progress_tiles=progress_tiles, family=family)
     return sc["name"], sc["jpeg"], sc["view_jpegs"], sc["labels"]
 
 
@@ -82,18 +94,18 @@ def _one_thread() -> None:
     cv2.setNumThreads(1)
 
 
-def manifest(n: int, seed: int, players: int, size, rect_px_per_mm: float, progress_tiles: bool = False) -> dict:
+def manifest(n: int, seed: int, players: int, size, rect_px_per_mm: float, progress_tiles: bool = False, family: str | None = None) -> dict:
     return {"format": FORMAT, "classes": list(CLASSES), "colours": list(COLOURS), "sides": ["colour", "grey"],
             "scenes": n, "seed": seed, "players": players, "size": list(size), "rectified_px_per_mm": rect_px_per_mm,
-            "progress_tiles": progress_tiles, "docs": "docs/synth.md"}
+            "progress_tiles": progress_tiles, "family": family, "docs": "docs/synth.md"}
 
 
 def generate(n: int, seed: int, out: Path, players: int = 4, size=(1280, 960), rect_px_per_mm: float = DEFAULT_RECT_PX_PER_MM,
-             workers: int = 1, progress: bool = True, progress_tiles: bool = False) -> dict:
-    """Write n scenes and the manifest into ``out`` (``progress_tiles``: ``models.synth.wendake.table_for``).
-    Returns timing figures."""
+             workers: int = 1, progress: bool = True, progress_tiles: bool = False, family: str | None = None) -> dict:
+    """Write n scenes and the manifest into ``out`` (``progress_tiles``: ``models.synth.wendake.table_for``;
+    ``family``: ``make_scene``). Returns timing figures."""
     out = Path(out)
-    jobs = [(seed, i, players, tuple(size), rect_px_per_mm, progress_tiles) for i in range(n)]
+    jobs = [(seed, i, players, tuple(size), rect_px_per_mm, progress_tiles, family) for i in range(n)]
     t0 = time.perf_counter()
 
     def save(result, done):
@@ -114,7 +126,7 @@ def generate(n: int, seed: int, out: Path, players: int = 4, size=(1280, 960), r
     else:
         for k, job in enumerate(jobs, 1):
             save(_work(job), k)
-    (out / "manifest.json").write_text(json.dumps(manifest(n, seed, players, size, rect_px_per_mm, progress_tiles), indent=1), encoding="utf-8")
+    (out / "manifest.json").write_text(json.dumps(manifest(n, seed, players, size, rect_px_per_mm, progress_tiles, family), indent=1), encoding="utf-8")
     dt = time.perf_counter() - t0
     if progress:
         print(file=sys.stderr)
