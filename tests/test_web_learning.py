@@ -223,6 +223,11 @@ def test_set_up_check_that_reads_well_is_one_quiet_line_and_another_games_is_not
     write_status(profile, setup_check=CANOES | {"game_id": "an-older-game"})
     html = make_app(pin_file, Session(), TABLE_PROFILE=profile).test_client().get("/").get_data(as_text=True)
     assert "data-setup-check" not in html
+    session = Session()
+    session.setup_check = GOOD  # the session's own check is this game's: it wins over the status's
+    write_status(profile, setup_check=CANOES)
+    html = make_app(pin_file, session, TABLE_PROFILE=profile).test_client().get("/").get_data(as_text=True)
+    assert 'data-setup-check="ok"' in html and "canoes" not in html
 
 
 def canoes_as_warriors(key, value):

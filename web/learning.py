@@ -3,13 +3,14 @@
 It reads the tablet hooks a program sets in the app's config (docs/web.md, *Hooks for the pipeline*):
 ``TABLE_PROFILE`` (an ``assistant.table.profile.TableProfile``: its ``status()`` and ``card()``), ``ADAPT_NOW``
 (``callable() -> one line``: start an adapt in the background) and ``BOARD_JPEG`` (``callable(board, regions) ->
-JPEG bytes | None``: one board's camera view with those regions marked). ``view`` turns them, and the last
-``SetupCheck`` event the hub saw, into the page's ``learning`` entry the ``learning`` part renders::
+JPEG bytes | None``: one board's camera view with those regions marked). ``view`` turns them, and the
+session's set-up check (its ``SetupCheck`` event), into the page's ``learning`` entry that
+``templates/parts/learning.html`` renders (inside the live ``scoreboard`` part)::
 
     {"profile": name | None, "state": "idle" | "learning" | "done" | "failed", "text": one line,
      "progress": 0..1 | None, "percent": 0..100 | None, "card_text": the adapted card's line | None,
      "setup_check": None | {"ok", "text", "lines": [one line per kind that reads badly], "offer_adapt",
-                            "pictures": [{"board", "regions": [region ids]}]},
+                            "pictures": [{"board", "regions": [region ids]}], "game_id"},
      "can_adapt": ADAPT_NOW is set, "board_crops": BOARD_JPEG is set, "problem": why the status cannot be read | None}
 
 ``view`` is None when there is nothing to show (no profile, no set-up check). A status file that cannot be read is
@@ -155,7 +156,7 @@ def setup_check(d) -> dict | None:
         text = lines.pop(0) if lines else ("Every kind of place reads well." if ok else "Some places read badly.")
     return {"ok": ok, "text": text, "lines": lines, "offer_adapt": bool(d.get("offer_adapt", not ok)),
             "pictures": [] if ok else pictures(bad, _keys(d.get("regions")), {k: d.get(k) for k in ("board", "region", "boards")}),
-            "game_id": d.get("game_id") if isinstance(d.get("game_id"), str) else None}
+            "game_id": next((d[k] for k in ("game_id", "game") if isinstance(d.get(k), str)), None)}
 
 
 # ---- the learning status -------------------------------------------------------------------------------------
@@ -174,7 +175,9 @@ def _read(what, fn):
 
 
 def view(config, setup_event=None, game_id=None) -> dict | None:
-    """The page's ``learning`` entry (module docstring) from the app's config and the last SetupCheck event."""
+    """The page's ``learning`` entry (module docstring) from the app's config and the session's set-up check
+    (``setup_event``: its SetupCheck JSON, or None); without one, the status's ``setup_check`` unless it names
+    another game than ``game_id`` (``game_id`` or ``game``)."""
     prof = config.get("TABLE_PROFILE")
     status, problem = ({}, None) if prof is None else _read("status", prof.status)
     if not isinstance(status, dict):
@@ -185,11 +188,11 @@ def view(config, setup_event=None, game_id=None) -> dict | None:
         card, trouble = _read("card", prof.card)
         problem = problem or trouble
     card_text = one_line(card.get("text")) if isinstance(card, dict) and card.get("text") else None
-    check = setup_check(status.get("setup_check"))
-    if check is None or (check["game_id"] and game_id and check["game_id"] != game_id):
-        check = setup_check(setup_event)
-    if check is not None and check["game_id"] and game_id and check["game_id"] != game_id:
-        check = None
+    check = setup_check(setup_event)  # the session's own: exactly this game's
+    if check is None:  # the status's, unless it names another game
+        check = setup_check(status.get("setup_check"))
+        if check is not None and check["game_id"] and game_id and check["game_id"] != game_id:
+            check = None
     if prof is None and check is None:
         return None
     progress = _progress(status.get("progress")) if state == "learning" else None
