@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
+import cv2
 import numpy as np
 import pytest
 from mounts import small_tmpfs
@@ -177,17 +178,17 @@ def test_a_look_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     views = {b: (np.full((30, 30, 3), 9, np.uint8), 2.0) for b in ("a", "b", "c")}
     exp, read, kinds = {"a/r": None}, {"a/r": (None, 0.9)}, {"a/r": "tile-face"}
     calls = []
-    real = H.cv2.imencode
+    real = cv2.imencode
 
     def failing(ext, img, params):  # the second board cannot be encoded: the write stops half-way
         calls.append(ext)
         return (False, None) if len(calls) == 2 else real(ext, img, params)
 
-    monkeypatch.setattr(H.cv2, "imencode", failing)
+    monkeypatch.setattr(cv2, "imencode", failing)
     with pytest.raises(OSError):
         H.write_look(tmp_path, "g", 1, "explained", views, exp, read, kinds)
     assert list(tmp_path.iterdir()) == []  # no half look, no temporary folder
-    monkeypatch.setattr(H.cv2, "imencode", real)
+    monkeypatch.setattr(cv2, "imencode", real)
     (tmp_path / ".tmp-g-0002-99999").mkdir()  # what a killed process leaves behind
     (tmp_path / ".tmp-g-0002-99999" / "a.jpg").write_bytes(b"\xff\xd8")
     H.write_look(tmp_path, "g", 1, "explained", views, exp, read, kinds)

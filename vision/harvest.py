@@ -16,7 +16,8 @@ Values are the Observation's reading values in JSON: a Pieces count as [[piece k
 glue that asks the game is ``assistant.apps.learn``). Owns writing (``write_look``: whole or not at all, a temporary
 folder renamed into place), reading (``read_look``, ``list_looks``), taking a game's looks back
 (``delete_looks``) and the size cap (``enforce_cap``: the oldest looks go first, never the set-up looks of the
-newest game).
+newest game). It imports OpenCV only where it encodes or decodes a picture, so that the programs that use it
+stay light to import (``tablewatch --help``).
 """
 
 from __future__ import annotations
@@ -27,11 +28,12 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-
-import cv2
-import numpy as np
+from typing import TYPE_CHECKING
 
 from assistant.table.observation import pieces
+
+if TYPE_CHECKING:
+    import numpy as np
 
 FORMAT = "tablewatch.harvest/1"
 JPEG_QUALITY = 95
@@ -72,8 +74,10 @@ class Look:
     def game(self) -> str:
         return self.meta["game"]
 
-    def image(self, board: str) -> np.ndarray:
+    def image(self, board: str) -> "np.ndarray":
         """The board's view as the observer read it (BGR); OSError when the file is unreadable."""
+        import cv2
+
         img = cv2.imread(str(self.folder / self.meta["boards"][board]["file"]), cv2.IMREAD_COLOR)
         if img is None:
             raise OSError(f"{self.folder / self.meta['boards'][board]['file']} cannot be read")
@@ -96,6 +100,8 @@ def write_look(looks_dir: Path, game: str, look: int, source: str, views: dict, 
     {key: value}, ``read`` {key: (value, confidence)}, ``kinds`` {key: region kind} (values as the Observation
     holds them). The look is written into a temporary folder beside the others and renamed into place; a look of
     the same name is replaced. Returns its folder; OSError (the temporary folder removed) when it cannot be written."""
+    import cv2
+
     if source not in SOURCES:
         raise ValueError(f"source must be one of {SOURCES}, not {source!r}")
     looks_dir = Path(looks_dir)

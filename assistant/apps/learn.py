@@ -176,6 +176,11 @@ class Harvester:
                 self._failing = text
                 self.on_error(text)
 
+    def flush(self) -> None:
+        """Wait until the looks waiting to be written are (background); at once otherwise."""
+        if self._queue is not None and self._thread is not None and self._thread.is_alive():
+            self._queue.join()
+
     def close(self, timeout: float = 30.0) -> None:
         """Finish the looks waiting to be written (background)."""
         if self._queue is not None and self._thread is not None and self._thread.is_alive():
@@ -185,12 +190,19 @@ class Harvester:
 
 class HarvestingFeed:
     """A session as the pipeline sees it (``feed``), harvesting each look fed (``Harvester``); everything else is
-    the session's. ``observer()``: the observer that read the look (the pipeline's, which may be replaced)."""
+    the session's. ``observer()``: the observer that read the look (the pipeline's, which may be replaced). The
+    pipeline feeds the session its readings with their confidences weighed by their measured reliability; give
+    ``saw`` as the pipeline's ``on_observation`` and the look is kept with the confidences as read."""
 
     def __init__(self, session, harvester: Harvester, observer):
         self.session = session
         self.harvester = harvester
         self.observer = observer
+        self._as_read = None
+
+    def saw(self, observation) -> None:
+        """The look as the observer read it, just before the pipeline feeds it (``Pipeline(on_observation=...)``)."""
+        self._as_read = observation
 
     def feed(self, observation):
         try:
@@ -199,8 +211,11 @@ class HarvestingFeed:
             self.harvester.on_error(f"harvest skipped ({type(exc).__name__}: {exc})")
             return self.session.feed(observation)
         events = self.session.feed(observation)
+        raw, self._as_read = self._as_read, None
+        if raw is not None and (raw.frame != observation.frame or set(raw.readings) != set(observation.readings)):
+            raw = None
         try:
-            self.harvester.after(self.session, observation, list(events or []), self.observer(), before)
+            self.harvester.after(self.session, raw or observation, list(events or []), self.observer(), before)
         except Exception as exc:  # noqa: BLE001
             self.harvester.on_error(f"harvest skipped ({type(exc).__name__}: {exc})")
         return events
@@ -243,9 +258,9 @@ class StatusBoard:
                     pass
             return status
 
-    def setup_check(self, event) -> None:
-        """Show a set-up check (a ``SetupCheck`` event) on the tablet."""
-        self.update(setup_check=event.to_json())
+    def setup_check(self, event, game_id: str | None = None) -> None:
+        """Show a set-up check (a ``SetupCheck`` event) of game ``game_id`` on the tablet."""
+        self.update(setup_check={**event.to_json(), "game_id": game_id})
 
 
 def adapt_command(profile: TableProfile, data_dir: Path) -> list[str]:
@@ -268,15 +283,17 @@ def _progress_of(line: str) -> float | None:
 
 class AdaptRunner:
     """Runs ``tablewatch adapt`` for one profile, one at a time, under ``os.nice(10)``; its progress and its one
-    line of result go into status.json (``StatusBoard``). ``on_done(ok, text)`` is called after each run."""
+    line of result go into status.json (``StatusBoard``). ``on_done(ok, text)`` is called after each run,
+    ``on_progress(share, line)`` at each progress line."""
 
     def __init__(self, profile: TableProfile, data_dir: Path, board: StatusBoard | None = None, command=None,
-                 on_done=None, nice: int = 10):
+                 on_done=None, nice: int = 10, on_progress=None):
         self.profile = profile
         self.data_dir = Path(data_dir)
         self.board = board or StatusBoard(profile)
         self.command = command or adapt_command(profile, self.data_dir)
         self.on_done = on_done
+        self.on_progress = on_progress
         self.nice = nice
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
@@ -308,6 +325,7 @@ class AdaptRunner:
     def _run(self, why: str) -> None:
         nice = self.nice
         lines: list[str] = []
+        shown = -1.0
         try:
             self._proc = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                           preexec_fn=(lambda: os.nice(nice)) if nice and hasattr(os, "nice") else None,
@@ -322,8 +340,11 @@ class AdaptRunner:
                     if line:
                         lines.append(line)
                         p = _progress_of(line)
-                        if p is not None:
+                        if p is not None and p - shown >= 0.02 or p == 1.0:
+                            shown = p
                             self.board.update(state="learning", text="learning your table", progress=round(p, 3))
+                        if p is not None and self.on_progress is not None:
+                            self.on_progress(p, line)
                     continue
                 buf += ch
             if buf.strip():

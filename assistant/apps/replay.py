@@ -150,9 +150,16 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
         looks: list[dict] = []
         harvester = Harvester(harvest_to) if harvest_to is not None else None
         fed = HarvestingFeed(session, harvester, lambda: pipe.observer) if harvester is not None else session
+
+        def seen(obs):  # each look as read, before the pipeline weighs it for the session
+            if looks_out:
+                looks.append(obs.to_json())
+            if harvester is not None:
+                fed.saw(obs)
+
         pipe = Pipeline(source, layout_data, fed, camera=K, detector=detector,
                         on_message=(lambda lv, tx: None) if quiet else None,
-                        on_observation=(lambda obs: looks.append(obs.to_json())) if looks_out else None)
+                        on_observation=seen if looks_out or harvester is not None else None)
         current = {"frame": None}
 
         def on_event(e):
