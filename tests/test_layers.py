@@ -36,6 +36,7 @@ PURE_CALIBRATION = "calibration.builtin"
 _NUMPY = "numpy and the camera side: +0.4 s on every tablewatch command"
 _WEB = "waitress and the web app: +0.13 s on every tablewatch command"
 LAZY: dict[tuple[str, str], str] = {
+    ("assistant.apps.adapt_cli", "models.adapt.run"): _NUMPY,
     ("assistant.apps.demo", "assistant.apps.live"): _NUMPY,
     ("assistant.apps.demo", "assistant.apps.replay"): _NUMPY,
     ("assistant.apps.demo", "models.synth.recording"): _NUMPY,

@@ -11,10 +11,14 @@ Owns the crop geometry (shared with the training data, ``models.counter``), the 
 ``models/weights/counter.onnx`` + its card ``counter.json``) and ``read_counts``. Game-neutral: any region of kind
 ``resource_space`` is read, and the piece it counts is the region's ``attributes.name`` (a plural name such as
 ``beavers`` is mapped to its piece class through the card's ``pieces`` table). numpy + OpenCV + onnxruntime.
+
+A table profile's adaptation (``tablewatch adapt``, docs/adapt.md) may add a ``CountHead``: a linear map on the
+net's log-probabilities, fitted on the owner's crops whose count the rules know (``Counter.adapted``).
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import NamedTuple
@@ -66,6 +70,40 @@ def space_crop(view: np.ndarray, px_per_mm: float, polygon, size: int) -> np.nda
     return cv2.warpAffine(view, M, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=(0, 0, 0))
 
 
+COUNT_HEAD_FORMAT = "tablewatch.count-head/1"
+
+
+class CountHead:
+    """A table's recalibration of the counter: log-probabilities ``l`` (max_count + 1) -> logits ``w`` l + ``b``.
+    Fitted by ``models.adapt.counter_head``; the identity (``w`` = I, ``b`` = 0) changes nothing."""
+
+    def __init__(self, w, b):
+        self.w, self.b = np.asarray(w, np.float32), np.asarray(b, np.float32)
+
+    def save(self, path) -> None:
+        np.savez(path, format=np.array(COUNT_HEAD_FORMAT), w=self.w, b=self.b)
+
+    @classmethod
+    def load(cls, path) -> "CountHead":
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                if str(z["format"]) != COUNT_HEAD_FORMAT:
+                    raise ValueError(f"format {z['format']}")
+                return cls(z["w"], z["b"])
+        except (OSError, KeyError, ValueError) as exc:
+            raise UserError(f"the counter recalibration {path} cannot be read ({exc}): run `tablewatch adapt` again, "
+                            "or `tablewatch adapt --rollback`.") from None
+
+    def apply(self, log_probs: np.ndarray) -> np.ndarray:
+        """(N, classes) log-probabilities -> (N, classes) logits."""
+        return np.asarray(log_probs, np.float32) @ self.w.T + self.b
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
 class Counter:
     """The resource counter: ``counts(crops)`` -> (N, classes) softmax probabilities."""
 
@@ -76,6 +114,15 @@ class Counter:
         self.max_count = int(card["max_count"])
         self.pieces = dict(card.get("pieces", {}))
         self.trained_max = {k: int(v) for k, v in card.get("trained_max", {}).items()}  # piece class -> most drawn
+        self.head: CountHead | None = None  # a table profile's recalibration (``adapted``)
+
+    def adapted(self, head: CountHead | None) -> "Counter":
+        """This counter with a table's ``CountHead`` applied to its probabilities (the same onnxruntime session)."""
+        if head is not None and head.w.shape != (self.max_count + 1, self.max_count + 1):
+            raise UserError("the counter recalibration does not fit the resource counter (another count range): run `tablewatch adapt` again.")
+        other = copy.copy(self)
+        other.head = head
+        return other
 
     @classmethod
     def load(cls, name: str = DEFAULT_MODEL, threads: int = 2) -> "Counter":
@@ -95,9 +142,10 @@ class Counter:
         if len(crops) == 0:
             return np.zeros((0, self.max_count + 1), np.float32)
         x = np.ascontiguousarray(crops.transpose(0, 3, 1, 2), dtype=np.float32)
-        logits = self.session.run(None, {self.session.get_inputs()[0].name: x})[0]
-        e = np.exp(logits - logits.max(1, keepdims=True))
-        return e / e.sum(1, keepdims=True)
+        probs = softmax(self.session.run(None, {self.session.get_inputs()[0].name: x})[0])
+        if self.head is not None:
+            probs = softmax(self.head.apply(np.log(np.maximum(probs, 1e-9))))
+        return probs
 
     def piece_of(self, region: dict) -> str:
         name = (region.get("attributes") or {}).get("name", "")

@@ -9,10 +9,15 @@ board). Also ``tablewatch bench detector``. numpy + OpenCV + onnxruntime only: n
 Net outputs (stride ``stride`` input pixels per cell): ``heat`` (1, C, h, w) centre probabilities per class,
 ``reg`` (1, 4, h, w) sub-cell offset x, y in [0, 1) and log box width, height in mm, ``colour`` (1, K+1, h, w)
 and ``side`` (1, S+1, h, w) logits, the last channel of each meaning "none".
+
+A table profile's adaptation (``tablewatch adapt``, docs/adapt.md) may add a ``TableHead``: a 1×1 map per cell on
+those outputs (class heat logits, colour and side logits), fitted in numpy on the owner's harvested looks and
+applied before decoding (``Detector.adapted``). Without one the outputs are decoded as the net gives them.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,6 +185,65 @@ def decode(heat: np.ndarray, reg: np.ndarray, colour: np.ndarray, side: np.ndarr
     return Detections(out)
 
 
+def logit(p: np.ndarray) -> np.ndarray:
+    """log(p / (1 - p)), with p kept inside (1e-6, 1 - 1e-6)."""
+    p = np.clip(np.asarray(p, np.float32), 1e-6, 1 - 1e-6)
+    return np.log(p / (1 - p))
+
+
+HEAD_FORMAT = "tablewatch.table-head/1"
+
+
+class TableHead:
+    """A table's 1×1 map on the detector's outputs, per cell: heat logits ``l`` (C) -> sigmoid(``heat_w`` l +
+    ``heat_b``), colour logits ``c`` (K+1) -> ``colour_w`` c + ``colour_b``, side logits likewise. The identity
+    map (``identity``) leaves the outputs as they are. Fitted by ``models.adapt.detector_head``."""
+
+    KEYS = ("heat_w", "heat_b", "colour_w", "colour_b", "side_w", "side_b")
+
+    def __init__(self, heat_w, heat_b, colour_w, colour_b, side_w, side_b):
+        self.heat_w, self.heat_b = np.asarray(heat_w, np.float32), np.asarray(heat_b, np.float32)
+        self.colour_w, self.colour_b = np.asarray(colour_w, np.float32), np.asarray(colour_b, np.float32)
+        self.side_w, self.side_b = np.asarray(side_w, np.float32), np.asarray(side_b, np.float32)
+
+    @classmethod
+    def identity(cls, card: dict) -> "TableHead":
+        c, k, s = len(card["classes"]), len(card["colours"]) + 1, len(card["sides"]) + 1
+        return cls(np.eye(c), np.zeros(c), np.eye(k), np.zeros(k), np.eye(s), np.zeros(s))
+
+    def fits(self, card: dict) -> bool:
+        """Whether the head's shapes fit a detector with this card."""
+        c, k, s = len(card["classes"]), len(card["colours"]) + 1, len(card["sides"]) + 1
+        return self.heat_w.shape == (c, c) and self.colour_w.shape == (k, k) and self.side_w.shape == (s, s)
+
+    def save(self, path) -> None:
+        np.savez(path, format=np.array(HEAD_FORMAT), **{k: getattr(self, k) for k in self.KEYS})
+
+    @classmethod
+    def load(cls, path) -> "TableHead":
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                if str(z["format"]) != HEAD_FORMAT:
+                    raise ValueError(f"format {z['format']}")
+                return cls(*(z[k] for k in cls.KEYS))
+        except (OSError, KeyError, ValueError) as exc:
+            raise UserError(f"the table head {path} cannot be read ({exc}): run `tablewatch adapt` again, "
+                            "or `tablewatch adapt --rollback`.") from None
+
+    @staticmethod
+    def _map(w: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """w (o, i) and b (o) applied to every cell of x (1, i, h, w)."""
+        return (np.einsum("oi,nihw->nohw", w, x, optimize=True) + b[None, :, None, None]).astype(np.float32)
+
+    def apply(self, out: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The net's outputs (``heat`` probabilities, ``colour`` / ``side`` logits) with the map applied."""
+        res = dict(out)
+        res["heat"] = 1.0 / (1.0 + np.exp(-self._map(self.heat_w, self.heat_b, logit(out["heat"]))))
+        res["colour"] = self._map(self.colour_w, self.colour_b, np.asarray(out["colour"], np.float32))
+        res["side"] = self._map(self.side_w, self.side_b, np.asarray(out["side"], np.float32))
+        return res
+
+
 def cpu_session(path, threads: int, what: str):
     """An onnxruntime session on the CPU with ``threads`` intra-op threads, one inter-op thread, sequential; a file
     onnxruntime cannot load is a UserError that begins with ``what``."""
@@ -207,11 +271,20 @@ class Detector:
         self.input_name = self.session.get_inputs()[0].name
         self.output_names = [o.name for o in self.session.get_outputs()]
         self.px_per_mm = float(self.card["px_per_mm"])
+        self.head: TableHead | None = None  # a table profile's adaptation (``adapted``)
         self.multiple = int(self.card.get("multiple", 8))
         cal = self.card.get("score_calibration") or {}
         # (bin centre, share of real pieces) of the card's calibration, read once: ``real_share`` is asked per near miss
         self._calibration = [((a + b) / 2, r) for a, b, r in zip(cal.get("bins", []), cal.get("bins", [])[1:], cal.get("real", []))
                              if r is not None]
+
+    def adapted(self, head: TableHead | None) -> "Detector":
+        """This detector with a table's ``TableHead`` applied to its outputs (the same onnxruntime session)."""
+        if head is not None and not head.fits(self.card):
+            raise UserError(f"the table head does not fit the detector {self.path.name} (another class list): run `tablewatch adapt` again.")
+        other = copy.copy(self)
+        other.head = head
+        return other
 
     def real_share(self, score: float) -> float | None:
         """The share of detections with this score that are real pieces, from the card's ``score_calibration``
@@ -252,11 +325,17 @@ class Detector:
     def run(self, tensor: np.ndarray) -> dict[str, np.ndarray]:
         return dict(zip(self.output_names, self.session.run(self.output_names, {self.input_name: tensor})))
 
+    def outputs(self, view: np.ndarray, view_px_per_mm: float) -> tuple[dict[str, np.ndarray], float]:
+        """The heads for one whole-board rectified view (the table head applied, if any) and the scale read at."""
+        tensor = self.prepare(view, view_px_per_mm)  # checks the view
+        out = self.run(tensor)
+        if self.head is not None:
+            out = self.head.apply(out)
+        return out, self.view_scale(view, view_px_per_mm)
+
     def detect(self, view: np.ndarray, view_px_per_mm: float, threshold: float | None = None) -> Detections:
         """Pieces on one whole-board rectified view (read at ``view_scale``), positions in board mm."""
-        tensor = self.prepare(view, view_px_per_mm)  # checks the view
-        r_in = self.view_scale(view, view_px_per_mm)
-        out = self.run(tensor)
+        out, r_in = self.outputs(view, view_px_per_mm)
         thr = float(self.card.get("threshold", 0.3)) if threshold is None else threshold
         return decode(out["heat"][0], out["reg"][0], out["colour"][0], out["side"][0], self.card, thr,
                       float(self.card.get("nms_mm", 7.0)), r_in)

@@ -39,6 +39,12 @@ Confidence per reading: the lowest detector score among the region's pieces, low
 (score between ``low_threshold`` and the card's threshold) in the region and by pieces lying on the region's
 border, and capped by the board's image quality (resolution, focus).
 
+A table profile (``assistant.table.profile.TableProfile``) whose ``adapted/`` folder holds a card (``tablewatch
+adapt``, docs/adapt.md) changes four readers for that table: the detector's outputs go through the profile's
+table head, the resource counter's probabilities through its recalibration, and the tile and token galleries
+gain the owner's own crops (``load_adaptation``). No profile, or a profile never adapted, reads as without one.
+``Observer.read_view`` reads a stored rectified view (a harvested look) with the same code as a camera frame.
+
 An Observation is emitted when a board was read with readings that differ from those last emitted and no board
 is under a hand or in motion (so one physical move arrives as one observation), or when such a change has waited
 ``hold_s`` seconds.
@@ -48,6 +54,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -58,13 +67,14 @@ from calibration.render import render_board
 from vision import quality as Q
 from vision import settle as S
 from vision.assign import RegionIndex, fit_classes, region_pieces
-from vision.counts import COUNT_PX_PER_MM, Counter, count_regions, counted_kinds, counted_reading, read_counts
-from vision.detect import Detections, Detector
-from vision.locate import MIN_MARKERS_TRACKED, apply_h, locate_board, rectify
+from vision.counts import COUNT_PX_PER_MM, Counter, CountHead, count_regions, counted_kinds, counted_reading, read_counts
+from vision.detect import Detections, Detector, TableHead
+from vision.locate import MIN_MARKERS_TRACKED, apply_h, locate_board, rectify, view_matrix
 from vision.markers import DETECT_LONG_SIDE, MarkerMemory
 from vision.overlap import covering, visible_mask
 from vision.pose import BoardPoseFilter
-from vision.tiles import TILE_KINDS, read_tiles
+from vision.tiles import DEFAULT_GALLERY as DEFAULT_TILE_GALLERY
+from vision.tiles import TILE_KINDS, TileGallery, read_tiles
 from vision.tokens import READ_SIDES, TOKEN_MIN_CAMERA_PX_PER_MM, reread_tokens
 from vision.tokens import load_default as load_token_gallery
 
@@ -264,6 +274,53 @@ def check_layouts(layouts: list[dict]) -> None:
         raise UserError(f"layout {sorted(dup)[0]} is given twice; give each board once.")
 
 
+# the files of an adaptation folder (``TableProfile.adapted_dir``) the observer loads; docs/adapt.md
+ADAPTED_CARD = "card.json"
+DETECTOR_HEAD = "detector_head.npz"
+COUNTER_HEAD = "counter_head.npz"
+TILE_ADDITIONS = "tiles.npz"  # labels, vectors: the owner's slot crops (``vision.tiles.features``)
+TOKEN_ADDITIONS = "tokens.npz"  # labels, templates: the owner's token faces
+
+
+class Adaptation(NamedTuple):
+    """What a table profile's adaptation changes; None / empty where it changes nothing."""
+
+    folder: Path
+    head: TableHead | None
+    count_head: CountHead | None
+    tiles: tuple  # (labels, vectors)
+    tokens: tuple  # (labels, templates)
+
+
+def _additions(path: Path, what: str) -> tuple:
+    if not path.is_file():
+        return ([], None)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return ([str(x) for x in z["labels"]], np.asarray(z[what], np.float32))
+    except (OSError, KeyError, ValueError) as exc:
+        raise UserError(f"{path} cannot be read ({exc}): run `tablewatch adapt` again, or `tablewatch adapt --rollback`.") from None
+
+
+def load_adaptation(folder) -> Adaptation | None:
+    """The adaptation in ``folder`` (a profile's ``adapted/``), or None when it holds no card. A file that cannot
+    be read is a UserError."""
+    folder = Path(folder)
+    if not (folder / ADAPTED_CARD).is_file():
+        return None
+    head = TableHead.load(folder / DETECTOR_HEAD) if (folder / DETECTOR_HEAD).is_file() else None
+    count_head = CountHead.load(folder / COUNTER_HEAD) if (folder / COUNTER_HEAD).is_file() else None
+    return Adaptation(folder, head, count_head, _additions(folder / TILE_ADDITIONS, "vectors"),
+                      _additions(folder / TOKEN_ADDITIONS, "templates"))
+
+
+class _ViewLoc(NamedTuple):
+    """What ``Observer.read_board`` asks of a board's location, for a stored view: its scale, no sharpness."""
+
+    px_per_mm: float
+    sharpness: float | None = None
+
+
 @dataclass
 class BoardView:
     """What the last read of one board saw: the rectified view, its scale and the detections (board mm)."""
@@ -280,7 +337,8 @@ class Observer:
     (``BoardView``) for the tablet's board view; ``views_version`` counts reads."""
 
     def __init__(self, layouts: list[dict], detector=None, camera=None, settle: S.SettleConfig | None = None,
-                 threads: int = 2, low_threshold: float = 0.15, hold_s: float = 2.0, max_view_scale: int = 2):
+                 threads: int = 2, low_threshold: float = 0.15, hold_s: float = 2.0, max_view_scale: int = 2,
+                 profile=None):
         check_layouts(layouts)
         self.layouts = {lay["name"]: lay for lay in layouts}
         self.camera = camera
@@ -307,6 +365,28 @@ class Observer:
         self.counter = self._counter(threads) if any(count_regions(lay) for lay in layouts) else None
         if self.read_tiles is None and any(r.tile_slots for r in self.readers.values()):
             self.notes.append("vision.tiles is not installed yet: village tile faces are not read (no '#tile' readings).")
+        self.adaptation = self._adapt(profile) if profile is not None else None
+
+    def _adapt(self, profile) -> Adaptation | None:
+        """Load ``profile``'s adaptation (``load_adaptation``) into the readers; a broken one is left out with a
+        note (the table is then read as without it)."""
+        try:
+            ad = load_adaptation(profile.adapted_dir)
+            if ad is None:
+                return None
+            if ad.head is not None and hasattr(self.detector, "adapted"):
+                self.detector = self.detector.adapted(ad.head)
+            if ad.count_head is not None and self.counter is not None:
+                self.counter = self.counter.adapted(ad.count_head)
+            if ad.tokens[0] and self.tokens is not None:
+                self.tokens = self.tokens.extended(*ad.tokens, source=f"{self.tokens.source} + {profile.name}")
+            if ad.tiles[0] and self.read_tiles is not None:
+                gallery = TileGallery.load(DEFAULT_TILE_GALLERY)
+                self.read_tiles = partial(read_tiles, gallery=gallery.extended(*ad.tiles, source=f"{gallery.source} + {profile.name}"))
+            return ad
+        except UserError as exc:
+            self.notes.append(f"the table profile {profile.name}'s adaptation is not used: {exc}")
+            return None
 
     def _token_gallery(self):
         """The token gallery (``vision.tokens``), or None with a note when it cannot be loaded: the detector's
@@ -437,6 +517,14 @@ class Observer:
         timings["detect"] = timings.get("detect", 0.0) + (t2 - t1) * 1000
         timings["assign"] = timings.get("assign", 0.0) + (t3 - t2) * 1000
         return out
+
+    def read_view(self, name: str, view, px_per_mm: float) -> dict[str, Reading]:
+        """The readings of one board from a stored rectified view of it (BGR at ``px_per_mm``, as
+        ``BoardView`` keeps it and a harvested look stores it), read as ``read_board`` reads a frame: the view
+        stands for the frame, board mm -> view pixels for its pose."""
+        if name not in self.layouts:
+            raise UserError(f"board {name} is not one of this observer's layouts ({', '.join(sorted(self.layouts))}).")
+        return self.read_board(name, view, view_matrix(px_per_mm), _ViewLoc(float(px_per_mm)), {})
 
     def process(self, index: int, t: float, image) -> FrameResult:
         """One frame (BGR) -> FrameResult. Never raises for what the camera shows."""

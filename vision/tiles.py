@@ -5,7 +5,8 @@ the bare slot) and the nearest-neighbour read of a slot crop against it. A galle
 feature vectors: the schematic edition's gallery is rendered from our own print art
 (``python -m models.tiles_gallery``, committed as ``calibration/tiles/wendake-schematic.npz``); an owner's retail
 tiles need a gallery made from photos of their own box (``build_gallery`` on rectified slot crops with known
-labels). Game-neutral: any layout region of a ``TILE_KINDS`` kind is read, each kind against a gallery of its own
+labels), or a table profile's adaptation adds the owner's own slot crops, labelled by the rules
+(``TileGallery.extended``, ``tablewatch adapt``). Game-neutral: any layout region of a ``TILE_KINDS`` kind is read, each kind against a gallery of its own
 (the village grid's tile slots; the progress spaces, whose gallery ``wendake-schematic-progress.npz`` holds every
 progress tile face up, each level's back, and the bare space). numpy + OpenCV only.
 
@@ -158,6 +159,14 @@ class TileGallery:
             raise UserError(f"{path} was built with another feature layout ({gallery.vectors.shape[1]} values, this version uses "
                             f"{FEATURE_DIM}); rebuild it from its crops (python -m models.tiles_gallery for the schematic edition).")
         return gallery
+
+    def extended(self, labels: list[str], vectors: np.ndarray, source: str = "") -> "TileGallery":
+        """A new gallery: this one's samples and glyph references plus ``vectors`` labelled ``labels`` (a table
+        profile's own slot crops, ``features`` of each: ``tablewatch adapt``)."""
+        if not len(labels):
+            return self
+        return TileGallery(self.labels + list(labels), np.concatenate([self.vectors, np.asarray(vectors, np.float32)]),
+                           self.name, source or self.source, self.glyph_labels, self.glyphs)
 
     def save(self, path: str | Path) -> None:
         path = Path(path)

@@ -12,7 +12,8 @@ not change it.
 
 A gallery is an ``.npz`` file: the schematic edition's is drawn from our own piece art (``python -m
 models.tokens_gallery``, committed as ``calibration/tokens/wendake-schematic.npz``); an owner's tokens need one
-made from photos of their own (``TokenGallery`` from crops with known labels). Game-neutral: any class in the
+made from photos of their own (``TokenGallery`` from crops with known labels), or a table profile's adaptation
+adds the owner's own faces, labelled by the rules (``TokenGallery.extended``, ``tablewatch adapt``). Game-neutral: any class in the
 gallery is read. numpy + OpenCV only.
 
 Owns ``TokenGallery`` (load, save, ``read``), ``TokenRead``, ``token_patch`` and ``reread_tokens`` (the
@@ -66,6 +67,14 @@ class TokenGallery:
         self.px_per_mm = float(px_per_mm)
         self.source = source
         self.classes = sorted({lab.split(":")[0] for lab in self.labels})
+
+    def extended(self, labels: list[str], templates: np.ndarray, source: str = "") -> "TokenGallery":
+        """A new gallery: this one's faces plus ``templates`` (grey, this gallery's size and scale) labelled
+        ``labels`` (a table profile's own token faces: ``tablewatch adapt``)."""
+        if not len(labels):
+            return self
+        return TokenGallery(self.labels + list(labels), np.concatenate([self.templates, np.asarray(templates, np.float32)]),
+                            self.px_per_mm, source or self.source)
 
     def save(self, path) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)

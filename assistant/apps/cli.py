@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "assistant.apps.calibration_cli",
     "assistant.apps.vision_cli",
     "assistant.apps.models_cli",
+    "assistant.apps.adapt_cli",
     "assistant.apps.games",
     "assistant.apps.pipecli",
     "assistant.apps.serve",

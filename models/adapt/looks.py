@@ -1,0 +1,110 @@
+"""Harvested looks of a table profile (``looks/<game>-<look>/``: ``meta.json`` + one rectified view per board,
+format ``tablewatch.harvest/1``, docs/adapt.md) as ``Look``s, the hold-out rule, and when a reading agrees with
+the value the rules expect.
+
+Owns ``Look``, ``load_looks``, ``split`` (which looks are held out: deterministic, by look) and ``agrees``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from assistant.errors import UserError
+
+FORMAT = "tablewatch.harvest/1"
+HOLD_OUT_EVERY = 4  # every 4th look (in name order) is held out: a quarter of them
+PILE_KIND = "pile"  # a pile hides pieces under others: it agrees when it shows some of them and nothing else
+TILE_KIND = "tile-face"
+NOT_READ = object()  # a key a reading left out (a tile's None means an empty slot)
+
+
+@dataclass
+class Look:
+    """One harvested look: its folder, the views of its boards ({board: (BGR image, px/mm)}), the rules' values
+    (``expected``), what was read then (``read``: {key: (value, confidence)}) and each key's region kind."""
+
+    name: str
+    folder: Path
+    boards: dict[str, tuple[str, float]]  # board -> (file name, px/mm)
+    expected: dict
+    read: dict
+    kinds: dict[str, str]
+    source: str = "explained"
+
+    def view(self, board: str):
+        """The board's stored view (BGR uint8)."""
+        import cv2
+
+        file, _ = self.boards[board]
+        img = cv2.imread(str(self.folder / file), cv2.IMREAD_COLOR)
+        if img is None:
+            raise UserError(f"{self.folder / file} cannot be read as an image: delete the look {self.name} or harvest it again.")
+        return img
+
+    def keys_of(self, board: str) -> list[str]:
+        return sorted(k for k in self.expected if k.split("/", 1)[0] == board)
+
+
+def value_of(v):
+    """A reading value from its JSON: a Pieces count ([[key, n], ...] or {key: n}) as a sorted tuple of pairs,
+    a tile face (str) or None as is."""
+    if isinstance(v, dict):
+        return tuple(sorted((str(k), int(n)) for k, n in v.items() if n))
+    if isinstance(v, list):
+        return tuple(sorted((str(k), int(n)) for k, n in v if n))
+    return v
+
+
+def load_look(folder: Path) -> Look:
+    """The look in ``folder``; UserError when its meta.json is missing or not a harvested look."""
+    path = folder / "meta.json"
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{path} cannot be read ({exc}): delete the look {folder.name} or harvest it again.") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise UserError(f"{path} is not a harvested look (format {FORMAT} expected): delete it or harvest it again.")
+    boards = {b: (str(d["file"]), float(d["px_per_mm"])) for b, d in (meta.get("boards") or {}).items()}
+    read = {k: (value_of(v[0]), float(v[1])) for k, v in (meta.get("read") or {}).items()}
+    return Look(folder.name, folder, boards, {k: value_of(v) for k, v in (meta.get("expected") or {}).items()}, read,
+                dict(meta.get("kinds") or {}), str(meta.get("source", "explained")))
+
+
+def load_looks(looks_dir: Path) -> list[Look]:
+    """Every look under ``looks_dir``, in name order (folders without a meta.json are being written: skipped)."""
+    looks_dir = Path(looks_dir)
+    if not looks_dir.is_dir():
+        return []
+    return [load_look(d) for d in sorted(looks_dir.iterdir()) if d.is_dir() and (d / "meta.json").is_file()]
+
+
+def split(looks: list[Look], every: int = HOLD_OUT_EVERY) -> tuple[list[Look], list[Look]]:
+    """(looks to learn from, held-out looks): every ``every``-th look in name order is held out (the 4th, 8th,
+    ...). With fewer than ``every`` looks none can be spared: both lists are all the looks (the card then says
+    ``held_out`` 0: the check ran on the looks it learned from)."""
+    looks = sorted(looks, key=lambda lk: lk.name)
+    held = [lk for i, lk in enumerate(looks) if i % every == every - 1]
+    if not held:
+        return looks, looks
+    return [lk for i, lk in enumerate(looks) if i % every != every - 1], held
+
+
+def agrees(kind: str, read, expected) -> bool:
+    """Whether a reading (``NOT_READ``: none) agrees with the rules' value for a region of ``kind``: equal, or, for a
+    pile, some of its pieces and nothing else (empty only when it is empty)."""
+    if read is NOT_READ:
+        return False
+    if kind == PILE_KIND and isinstance(expected, tuple) and isinstance(read, tuple):
+        want = dict(expected)
+        return bool(read) == bool(expected) and all(n <= want.get(k, 0) for k, n in read)
+    return read == expected
+
+
+def cast(image, gains=(0.7, 0.95, 1.35)):
+    """``image`` (BGR uint8) under a white-balance cast: each channel times its gain (B, G, R), clipped. The
+    default is a strong warm cast (a 2,700 K lamp on a daylight white balance)."""
+    return np.clip(image.astype(np.float32) * np.asarray(gains, np.float32), 0, 255).astype(np.uint8)

@@ -1,0 +1,178 @@
+"""One ``tablewatch adapt`` of a table profile, and its rollback (docs/adapt.md).
+
+``adapt``: the profile's harvested looks are split (``looks.split``: every 4th look held out); the others give
+the labels (the rules' values) for the detector's table head, the counter's recalibration and the gallery
+crops, fitted from the base models' outputs; the held-out looks are then read with the current weights (the
+profile's adaptation in use, or none) and with the new ones, through the observer's own reading code. The new
+adaptation is swapped in only when it misreads fewer held-out regions: the one in use moves to
+``adapted.prev/``. ``adapted/card.json`` gives the figures, ``adapted/reliability.json`` the held-out right and
+wrong counts per region kind and raw-confidence bin after adapting.
+
+``rollback``: ``adapted.prev/`` and ``adapted/`` change places (with no ``adapted.prev/``, the adaptation is set
+aside there and the table is read with the base models again).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from assistant.errors import UserError
+from models.adapt import counter_head, detector_head, galleries
+from models.adapt.looks import Look, load_looks, split
+from models.adapt.views import Figures, figures, observer_for, read_looks, reliability
+from vision.detect import decode
+from vision.observe import ADAPTED_CARD, COUNTER_HEAD, DETECTOR_HEAD, TILE_ADDITIONS, TOKEN_ADDITIONS
+
+CARD_FORMAT = "tablewatch.adapted/1"
+NEW_DIR = "adapted.new"  # the candidate, before the check decides
+# shares of the progress bar: learning from the looks, fitting, reading the held-out looks twice
+PHASES = (("collecting labels", 0.45), ("fitting", 0.05), ("reading held-out looks (current)", 0.25), ("reading held-out looks (new)", 0.25))
+
+Progress = Callable[[float, str], None]
+
+
+def _phase(progress: Progress | None, k: int):
+    """``progress(i, n)`` for phase ``k`` as a share of the whole run."""
+    start = sum(w for _, w in PHASES[:k])
+    name, w = PHASES[k]
+    return None if progress is None else (lambda i, n: progress(start + w * i / max(1, n), name))
+
+
+def collect(looks: list[Look], ob, progress=None) -> dict:
+    """The labelled samples of ``looks`` for every part fitted, from the base models in the observer ``ob``
+    (read without adaptation)."""
+    det, counter, tokens = ob.detector, ob.counter, ob.tokens
+    head = detector_head.HeadSamples()
+    counts: tuple[list, list] = ([], [])
+    tiles, faces = galleries.Crops(), galleries.Crops()
+    for i, lk in enumerate(looks):
+        for board, (_, r) in sorted(lk.boards.items()):
+            layout, reader = ob.layouts[board], ob.readers[board]
+            view = lk.view(board)
+            out, r_in = det.outputs(view, r)
+            detector_head.add_board(head, out, r_in, det.card, reader, board, lk.expected, lk.kinds)
+            if counter is not None:
+                lp, lab = counter_head.board_samples(counter, view, r, layout, lk.expected)
+                counts[0].extend(lp)
+                counts[1].extend(lab)
+            galleries.add_tiles(tiles, view, r, layout, lk.expected)
+            if tokens is not None:
+                dets = decode(out["heat"][0], out["reg"][0], out["colour"][0], out["side"][0], det.card, ob.threshold,
+                              float(det.card.get("nms_mm", 7.0)), r_in)
+                galleries.add_tokens(faces, tokens, view, r, board, dets, reader.region_of, lk.expected)
+        if progress is not None:
+            progress(i + 1, len(looks))
+    return {"head": head, "counts": counts, "tiles": tiles, "tokens": faces}
+
+
+def write_candidate(folder: Path, samples: dict, ob) -> dict:
+    """Fit every part on ``samples`` and write the adaptation files into ``folder`` (emptied first); returns what
+    was fitted, in numbers."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    hs = samples["head"]
+    detector_head.fit_head(hs, ob.detector.card).save(folder / DETECTOR_HEAD)
+    fitted = {"detector": {"peaks": len(hs), "regions": hs.regions, "regions_unmatched": hs.skipped}}
+    if ob.counter is not None:
+        ch = counter_head.fit_count_head(*samples["counts"], ob.counter.max_count + 1)
+        if ch is not None:
+            ch.save(folder / COUNTER_HEAD)
+        fitted["counter"] = {"crops": len(samples["counts"][1])}
+    labels, vectors = samples["tiles"].chosen()
+    if labels:
+        np.savez_compressed(folder / TILE_ADDITIONS, labels=np.array(labels), vectors=vectors.astype(np.float16))
+    fitted["tiles"] = {"crops": len(labels), "labels": len(set(labels))}
+    labels, faces = samples["tokens"].chosen()
+    if labels:
+        np.savez_compressed(folder / TOKEN_ADDITIONS, labels=np.array(labels), templates=faces.astype(np.float16))
+    fitted["tokens"] = {"faces": len(labels)}
+    (folder / ADAPTED_CARD).write_text(json.dumps({"format": CARD_FORMAT, "candidate": True}), encoding="utf-8")
+    return fitted
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f} %"
+
+
+def card(looks: int, held_out: int, before: Figures, after: Figures, fitted: dict, made: str) -> dict:
+    kinds = sorted(set(before.by_kind) | set(after.by_kind))
+    return {"format": CARD_FORMAT, "made": made, "looks": looks, "held_out": held_out,
+            "before": before.json(), "after": after.json(),
+            "by_kind": {k: {"before": before.kind_share(k), "after": after.kind_share(k), "checked": after.by_kind.get(k, [0])[0]}
+                        for k in kinds},
+            "fitted": fitted,
+            "text": f"read {_pct(before.share)} → {_pct(after.share)} of your table's regions"}
+
+
+def _write_json(path: Path, doc: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def adapt(profile, progress: Progress | None = None, threads: int = 2) -> dict:
+    """Adapt the readers to ``profile``'s table (see the module doc). Returns {"swapped": bool, "card": the new
+    card (or the one that was not swapped in), "text": one line}. UserError when there is nothing to learn from."""
+    looks = load_looks(profile.looks_dir)
+    if not looks:
+        raise UserError(f"the table profile {profile.name} has no harvested looks in {profile.looks_dir}: play a game "
+                        "with `tablewatch live` first (it keeps the looks it is sure of), then adapt.")
+    learn, held = split(looks)
+    base = observer_for(looks, None, profile.name, threads)
+    samples = collect(learn, base, _phase(progress, 0))
+    if progress is not None:
+        progress(PHASES[0][1], PHASES[1][0])
+    new_dir = profile.root / NEW_DIR
+    fitted = write_candidate(new_dir, samples, base)
+    current = profile.adapted_dir if (profile.adapted_dir / ADAPTED_CARD).is_file() else None
+    before = figures(held, read_looks(observer_for(looks, current, profile.name, threads), held, _phase(progress, 2)))
+    after = figures(held, read_looks(observer_for(looks, new_dir, profile.name, threads), held, _phase(progress, 3)))
+    made = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    doc = card(len(looks), len(held) if held is not learn else 0, before, after, fitted, made)
+    swapped = after.misread < before.misread
+    if swapped:
+        _write_json(new_dir / ADAPTED_CARD, doc)
+        _write_json(new_dir / "reliability.json", reliability(after, f"tablewatch adapt {profile.name}, {len(held)} held-out looks, {made}"))
+        if profile.previous_dir.exists():
+            shutil.rmtree(profile.previous_dir)
+        if profile.adapted_dir.exists():
+            os.replace(profile.adapted_dir, profile.previous_dir)
+        os.replace(new_dir, profile.adapted_dir)
+        text = doc["text"]
+    else:
+        shutil.rmtree(new_dir)
+        text = (f"kept the current weights: the new ones read {_pct(after.share)} of your table's held-out regions, "
+                f"the current ones {_pct(before.share)}")
+    if progress is not None:
+        progress(1.0, "done")
+    return {"swapped": swapped, "card": doc, "text": text}
+
+
+def rollback(profile) -> str:
+    """Put the previous adaptation back (see the module doc); one line saying what happened."""
+    prev, cur = profile.previous_dir, profile.adapted_dir
+    if not (prev / ADAPTED_CARD).is_file():
+        if not (cur / ADAPTED_CARD).is_file():
+            raise UserError(f"the table profile {profile.name} has no adaptation to roll back: run `tablewatch adapt` first.")
+        if prev.exists():
+            shutil.rmtree(prev)
+        os.replace(cur, prev)
+        return f"{profile.name}: the adaptation is set aside (in {prev.name}/); the table is read with the base models."
+    tmp = profile.root / "adapted.swap"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    if cur.exists():
+        os.replace(cur, tmp)
+    os.replace(prev, cur)
+    if tmp.exists():
+        os.replace(tmp, prev)
+    text = (json.loads((cur / ADAPTED_CARD).read_text(encoding="utf-8")) or {}).get("text", "")
+    return f"{profile.name}: the previous adaptation is back ({text}); the one it replaced is in {prev.name}/."
