@@ -270,6 +270,7 @@ def test_the_sessions_set_up_check_reaches_the_open_page_and_a_restarted_server(
     src = re.search(r'<img src="([^"]+)"', panel).group(1).replace("&amp;", "&")
     board = lakes[0].split("/")[0]
     assert src.startswith(f"/board/view.jpg?board={board}&" + "&".join(f"region={k.split('/')[1]}" for k in lakes))
+    assert re.findall(r"<figcaption>([^<]*)</figcaption>", panel) == ["The map"]  # the players' name, not the layout's
     session.close()
     again = GameSession.resume(db)  # a server started later on the same game: the check is the game's
     try:

@@ -88,6 +88,23 @@ def setup_check(session) -> dict | None:
         return None
 
 
+def board_titles(session, pics: list[dict]) -> dict[str, str]:
+    """{board: what the players call it ("The map", "Ann's village")} for the boards of ``pics`` ([{"board",
+    "regions"}]) that have regions marked: the titles of the game's own pictures of those places
+    (``Game.alert_words``); {} when the game gives none."""
+    game = game_of(session)
+    put_back = [{"board": p["board"], "region": r, "expected": {}, "seen": {}} for p in pics for r in p.get("regions") or []]
+    if game is None or not put_back:
+        return {}
+    try:
+        words = game.alert_words(getattr(session, "state", None), {"kind": "Picture", "rule": "", "message": "",
+                                                                  "fix": None, "put_back": put_back})
+    except Exception:  # noqa: BLE001 - a title is a nicety: the board's name stays
+        return {}
+    boards = words.get("boards") if isinstance(words, dict) else None
+    return {b["board"]: str(b["title"]) for b in boards or [] if isinstance(b, dict) and "board" in b and b.get("title")}
+
+
 # ---- actions ---------------------------------------------------------------------------------------------
 def undo(session):
     return session.undo()

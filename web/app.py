@@ -91,9 +91,14 @@ class Tablewatch:
         """The page's snapshot with what the tablet shows about learning the table (``learning``, web.learning)
         and whether one board's picture can be drawn (``board_crops``: the BOARD_JPEG hook)."""
         hub = getattr(self, "hub", None)  # the hub renders once while it is being made
-        setup = adapter.setup_check(hub.session if hub is not None else self._first_session)
-        return snap | {"learning": learning.view(self.app.config, setup, snap.get("game_id")),
-                       "board_crops": callable(self.app.config.get("BOARD_JPEG"))}
+        session = hub.session if hub is not None else self._first_session
+        learnt = learning.view(self.app.config, adapter.setup_check(session), snap.get("game_id"))
+        pics = [p for a in snap.get("alerts") or [] for p in a.get("pictures") or []]
+        pics += (learnt.get("setup_check") or {}).get("pictures") or [] if learnt else []
+        titles = adapter.board_titles(session, pics) if pics else {}
+        for p in pics:
+            p["title"] = titles.get(p["board"], p["board"])
+        return snap | {"learning": learnt, "board_crops": callable(self.app.config.get("BOARD_JPEG"))}
 
     def render_parts(self, snap: dict) -> dict:
         """The live parts rendered from the page's snapshot (web.adapter.snapshot)."""
