@@ -67,3 +67,31 @@ def test_demo_local_serves_this_machine_only_and_takes_a_chosen_pin(served):
     got = served("--local", "--pin", "135791")
     assert got["host"] == "127.0.0.1" and got["pin"] == "135791"
     assert "PIN for changes on the tablet (undo, corrections, setup): 135791" in got["out"]
+
+
+def test_demo_checks_the_set_up_harvests_the_game_and_the_tablet_shows_it(served, tmp_path):
+    """The demo's first look is checked against the start position (printed, and on the tablet through the demo
+    profile's status.json) and the looks the tracker explained surely are kept in the demo profile."""
+    from vision.harvest import list_looks
+
+    got = served("--no-adapt", "--data-dir", str(tmp_path / "data"))
+    out = got["out"]
+    m = re.search(r"SetupCheck\s+(the set-up reads well: (\d+) of (\d+) regions as set up\.)", out)
+    assert m and int(m.group(3)) > 200, out[:1500]
+    m2 = re.search(r"harvested for learning: (\d+) set-up look\(s\), (\d+) explained look\(s\)", out)
+    assert m2 and m2.group(1) == "1" and int(m2.group(2)) >= 6, out[-800:]
+    looks = list_looks(tmp_path / "data" / "tables" / "demo-4p" / "looks")
+    assert len(looks) == 1 + int(m2.group(2)) and looks[0].source == "setup"
+    learning = got["app"].test_client().get("/api/snapshot").get_json()["learning"]
+    assert learning["profile"] == "demo-4p" and learning["setup_check"]["text"] == m.group(1)
+    assert learning["can_adapt"] and "learning this table" not in out
+
+
+def test_demo_learns_the_table_after_the_game_and_the_tablet_shows_the_result(served, tmp_path):
+    """After the game the demo runs ``tablewatch adapt`` on the looks it harvested and prints its one line; the
+    tablet shows the adapted card's line."""
+    got = served("--data-dir", str(tmp_path / "data"))
+    m = re.search(r"learnt: (.+)", got["out"])
+    assert m, got["out"][-1500:]
+    learning = got["app"].test_client().get("/api/snapshot").get_json()["learning"]
+    assert learning["state"] == "done" and learning["card_text"] and learning["card_text"] in m.group(1)

@@ -10,6 +10,12 @@ tablet that scans the printed QR code reaches it; its Board page shows the pipel
 (regions and detections drawn, the ``BOARD_IMAGE`` hook ``tablewatch live`` gives too). Changes on the tablet
 need a PIN: the demo makes a one-time PIN and prints it (``--pin`` to choose it), never asking on the terminal,
 and keeps it with the demo's other server files in a temporary folder, not in ~/.tablewatch.
+
+It also shows learning the table (``assistant.apps.learn``): the game's first look is checked against the start
+position (the set-up check, printed), the looks the tracker explains surely are harvested into a demo table profile
+(``demo-<n>p`` in ``--data-dir``, else in the demo's temporary folder), and after the game ``tablewatch adapt``
+learns from them and prints its one line; the tablet's learning panel shows both (the profile's status.json).
+``--no-adapt`` skips the adapt.
 """
 
 from __future__ import annotations
@@ -20,8 +26,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from assistant.apps.learn import AdaptRunner, Harvester, HarvestingFeed, StatusBoard
 from assistant.errors import UserError
 from assistant.table import paths
+from assistant.table.profile import open_profile
 from calibration import camera as cam
 from calibration import layout as lay
 from vision.sources import FolderSource
@@ -56,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         print()
     import json
 
-    from assistant.apps.live import pipeline_board_jpeg
+    from assistant.apps.live import board_jpeg, pipeline_board_jpeg
     from assistant.apps.replay import event_json, event_kind, make_session
     from vision.pipeline import Pipeline
 
@@ -65,6 +73,15 @@ def run(args: argparse.Namespace) -> int:
     db = str(paths.db_path(args.db, args.data_dir)) if args.db or args.data_dir else \
         str(Path(tempfile.mkdtemp(prefix="tablewatch-demo-")) / "demo.sqlite")
     session = make_session(Path(db), meta["players"], meta["seed"], meta["initial"])
+    web_dir = Path(tempfile.mkdtemp(prefix="tablewatch-demo-web-"))  # the PIN and the server's files: this demo only
+    data_dir = Path(args.data_dir).expanduser() if args.data_dir else web_dir
+    try:
+        profile = open_profile(data_dir, f"demo-{args.players}p")
+    except OSError as exc:
+        raise UserError(f"cannot make the demo's table profile in {data_dir}: {exc.strerror or exc}. Free some disk space.") from None
+    board = StatusBoard(profile)
+    harvester = Harvester(profile, background=True)  # the camera never waits for a look to be written
+    fed = HarvestingFeed(session, harvester, lambda: pipe.observer)
     print(f"Tablewatch demo: {len(meta['players'])} players ({', '.join(meta['players'])}); camera frames from {folder}; game log {db}")
     print(f"  (afterwards: tablewatch games --db {db}; tablewatch export latest --db {db})")
 
@@ -75,19 +92,33 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {kind:18s} {text}")
         if kind == "MoveRecognized":
             print(f"  {'':18s} {_standings(session.snapshot())}")
+        if kind == "SetupCheck":  # the tablet's learning panel shows it (status.json)
+            board.setup_check(e, session.game_id)
 
     def on_message(level, text):
         if level != "info":
             print(f"  [{level}] {text}")
 
     source = FolderSource(folder, pace=not args.fast and not args.no_pace)
-    pipe = Pipeline(source, [lay.resolve(n) for n in meta["layouts"]], session, camera=cam.load(folder / "camera.json"),
-                     on_event=on_event, on_message=on_message)
+    pipe = Pipeline(source, [lay.resolve(n) for n in meta["layouts"]], fed, camera=cam.load(folder / "camera.json"),
+                    on_event=on_event, on_message=on_message, on_observation=fed.saw, profile=profile)
     stats = pipe.run()
     s = stats.summary()
     print(f"\n{s['frames']} frames, {s['observations']} observations, {s['events']} events; latency per settled frame: "
           f"median {s['latency_ms'].get('median', '-')} ms")
     print("standings: " + _standings(session.snapshot()))
+    harvester.close()
+    c = harvester.counts
+    print(f"harvested for learning: {c['setup']} set-up look(s), {c['explained']} explained look(s) into {profile.root}")
+    runner = AdaptRunner(profile, data_dir, board)
+    if not args.no_adapt:
+        print("learning this table (tablewatch adapt, at low priority) ...", flush=True)
+        started = runner.start("the demo game")
+        if runner.running:
+            ok, text = runner.wait()
+            print(f"  {'learnt' if ok else 'learning failed'}: {text}")
+        else:
+            print(f"  {started}")
     if args.no_serve:
         return 0
     if not sys.stdout.isatty():
@@ -100,10 +131,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     host = "127.0.0.1" if args.local else args.host
     pin = args.pin or f"{secrets.randbelow(10**6):06d}"
-    data_dir = Path(tempfile.mkdtemp(prefix="tablewatch-demo-web-"))
     print(f"\nPIN for changes on the tablet (undo, corrections, setup): {pin}  (this demo only)")
-    return serve(session, host=host, port=args.port, data_dir=data_dir, db_path=db, pin=pin,
-                 config={"BOARD_IMAGE": lambda: pipeline_board_jpeg(pipe)})
+    return serve(session, host=host, port=args.port, data_dir=web_dir, db_path=db, pin=pin,
+                 config={"BOARD_IMAGE": lambda: pipeline_board_jpeg(pipe), "TABLE_PROFILE": profile,
+                         "ADAPT_NOW": lambda: runner.start("asked on the tablet"),
+                         "BOARD_JPEG": lambda b, regions: board_jpeg(pipe.observer, b, regions)})
 
 
 def add_parser(sub) -> None:
@@ -120,5 +152,7 @@ def add_parser(sub) -> None:
     p.add_argument("--pin", help="the PIN for changes on the tablet (default: a one-time PIN, printed)")
     p.add_argument("--port", type=int, default=8080, help="tablet page port (default 8080)")
     p.add_argument("--db", help="keep the game log in this SQLite file (default: a temporary one, printed at the start)")
-    p.add_argument("--data-dir", help="keep the game log in DATA_DIR/games.sqlite, as `live` and `export` find it")
+    p.add_argument("--data-dir", help="keep the game log in DATA_DIR/games.sqlite, as `live` and `export` find it, and the "
+                   "demo's table profile in DATA_DIR/tables/")
+    p.add_argument("--no-adapt", action="store_true", help="do not learn the table after the game (tablewatch adapt)")
     p.set_defaults(func=run)

@@ -265,7 +265,7 @@ class StatusBoard:
 
 def adapt_command(profile: TableProfile, data_dir: Path) -> list[str]:
     """The ``tablewatch adapt`` command line for ``profile`` (in a fresh interpreter: no onnxruntime state shared)."""
-    return [sys.executable, "-m", "assistant.apps.cli", "adapt", "--data-dir", str(data_dir), "--table", profile.name]
+    return [sys.executable, "-m", "assistant.apps.cli", "adapt", "--profile", str(profile.root), "--data-dir", str(data_dir)]
 
 
 def _progress_of(line: str) -> float | None:

@@ -21,6 +21,13 @@ are reported by the pipeline, a full disk is reported by the session (``log_stat
 unexpected error in the loop is reported and the loop restarts. Messages go to stderr (journald under systemd)
 and onto the board view.
 
+Learning the table (``assistant.apps.learn``): the table profile (``--table NAME``, default ``profile_name`` of the
+layouts and the camera, under ``DATA_DIR/tables/``) is read with its adaptation; each look the tracker explains
+surely is harvested into it; the set-up check and the adapt's progress go into its ``status.json``; an adapt runs
+by itself between games (a game over, or no move for ``ADAPT_IDLE_S`` while looks wait to be learned), at low
+priority, never two at once, and the tablet can ask for one (``ADAPT_NOW``). A new adaptation is read from the
+next game on, or at once when the table is idle, without a restart.
+
 Owns ``Live`` (the loop thread, hooks and board-view rendering) and the ``live`` subcommand (registered by
 ``assistant.apps.pipecli``).
 """
@@ -36,9 +43,11 @@ from pathlib import Path
 
 import numpy as np
 
+from assistant.apps.learn import AdaptRunner, Harvester, HarvestingFeed, StatusBoard
 from assistant.apps.serve import open_session
 from assistant.errors import UserError
 from assistant.table import paths
+from assistant.table.profile import TableProfile, open_profile, profile_name
 from assistant.table.session import GameSession
 from calibration import camera as cam
 from calibration import layout as lay
@@ -57,6 +66,9 @@ REGION_COLOURS = {  # BGR per region kind in the board view
 PIECE_COLOURS = {"red": (40, 40, 230), "blue": (220, 120, 30), "green": (60, 170, 40), "yellow": (20, 220, 240),
                  "black": (30, 30, 30), "white": (245, 245, 245), "purple": (160, 60, 140), "orange": (0, 140, 255)}
 STATE_OK = ("read", "cached")
+ADAPT_IDLE_S = 10 * 60.0  # no move for this long, with new looks: the table is idle, learn from them
+LEARN_POLL_S = 15.0  # how often the learning thread looks at the table
+MIN_NEW_LOOKS = 1  # harvested looks since the last adapt that make another worth running
 
 
 def _stderr(level: str, text: str) -> None:
@@ -97,7 +109,8 @@ class Live:
 
     def __init__(self, source, session=None, layouts: list[str] | None = None, data_dir=None, camera_file=None,
                  detector=None, threads: int = 2, settle=None, reopen_s: float = 5.0, on_message=None,
-                 messages_kept: int = 50):
+                 messages_kept: int = 50, profile: TableProfile | None = None, adapt_command=None,
+                 adapt_idle_s: float = ADAPT_IDLE_S):
         self.source = source
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.fixed_layouts = list(layouts or [])  # from the command line: never replaced by the wizard's choice
@@ -124,9 +137,22 @@ class Live:
 
         if detector is None or isinstance(detector, (str, Path)):  # loaded once, now: a bad --model fails at start
             detector = Detector(str(detector or "detector"), threads=threads)
+        self.profile = profile
         self.pipeline = Pipeline(source, [], None, detector=detector, settle=settle, threads=threads,
                                  on_message=self._say, wait_for_camera=is_live_source(source), reopen_s=reopen_s,
-                                 on_frame=self._on_frame, allow_no_layouts=True)
+                                 on_frame=self._on_frame, allow_no_layouts=True, profile=profile,
+                                 on_event=self._on_event, on_observation=self._on_observation)
+        self.harvester = Harvester(profile, background=True, on_error=lambda t: self._say("warning", t)) \
+            if profile is not None else None
+        self.board = StatusBoard(profile) if profile is not None else None
+        self.adapter = AdaptRunner(profile, self.data_dir, self.board, command=adapt_command, on_done=self._adapted) \
+            if profile is not None and self.data_dir is not None else None
+        self.adapt_idle_s = adapt_idle_s
+        self._fed = None  # the HarvestingFeed the pipeline feeds
+        self._last_move = time.monotonic()  # when the last move came in (or the game started)
+        self._learned_at = 0  # harvested looks when the last adapt started
+        self._reload_pending = False  # a new adaptation waits for the next game (or an idle table)
+        self._learn_thread: threading.Thread | None = None
         self.session = None
         self.set_session(session)
 
@@ -143,9 +169,97 @@ class Live:
         a game (web.adapter.NoGame) means: read the table, track nothing."""
         self.session = session
         real = session is not None and not type(session).__name__ == "NoGame" and callable(getattr(session, "feed", None))
-        self.pipeline.replace_session(session if real else None)
+        fed = session
+        if real and hasattr(session, "check_setup"):
+            session.check_setup = True  # a camera feeds it: its first look of the start position is checked
+        if real and self.harvester is not None:
+            fed = HarvestingFeed(session, self.harvester, lambda: self.pipeline.observer)
+        self._fed = fed if real else None
+        self._last_move = time.monotonic()
+        if self._reload_pending:  # the next game is read with the new adaptation
+            self._reload_observer()
+        self.pipeline.replace_session(fed if real else None)
         if real:
             self._say("info", f"tracking game {getattr(session, 'game_id', '?')}.")
+
+    def _on_observation(self, observation) -> None:
+        fed = self._fed
+        if fed is not None and hasattr(fed, "saw"):
+            fed.saw(observation)
+
+    def _on_event(self, event) -> None:
+        kind = getattr(event, "kind", "")
+        if kind in ("MoveRecognized", "Correction"):
+            self._last_move = time.monotonic()
+        if kind == "SetupCheck" and self.board is not None:
+            self.board.setup_check(event, getattr(self.session, "game_id", None))
+            if not event.ok:
+                self._say("warning", f"set-up check: {event.text}")
+
+    # ------------------------------------------------------------------------------------------ learning the table
+
+    def adapt_now(self, why: str = "asked on the tablet") -> str:
+        """Start an adapt in the background (the tablet's ADAPT_NOW); one line saying what happens."""
+        if self.adapter is None:
+            return "this table has no profile to learn into (no data folder)"
+        if self.harvester is not None:
+            fed = self._fed
+            if fed is not None:
+                self.harvester.sync(fed.session)  # corrections made since the last look take their looks back
+            self.harvester.flush()
+        text = self.adapter.start(why)
+        if self.adapter.running:
+            self._learned_at = self._harvested()
+        return text
+
+    def _harvested(self) -> int:
+        c = self.harvester.counts if self.harvester is not None else {}
+        return c.get("setup", 0) + c.get("explained", 0)
+
+    def _idle(self) -> bool:
+        """No game, a game over, or no move for ``adapt_idle_s``."""
+        s = self.session
+        if s is None or not callable(getattr(s, "feed", None)) or type(s).__name__ == "NoGame":
+            return True
+        try:
+            if s.game.is_over(s.state):
+                return True
+        except Exception:  # noqa: BLE001 - a session without a game state is idle
+            return True
+        return time.monotonic() - self._last_move >= self.adapt_idle_s
+
+    def learn_step(self) -> str | None:
+        """One look at the table by the learning thread: adapt when idle with new looks, read a new adaptation
+        when idle. The line it said, or None."""
+        if self.adapter is None:
+            return None
+        if self._reload_pending and self._idle() and not self.adapter.running:
+            self._reload_observer()
+        if not self.adapter.running and self._idle() and self._harvested() - self._learned_at >= MIN_NEW_LOOKS:
+            return self.adapt_now("between games")
+        return None
+
+    def _learn_loop(self) -> None:
+        while not self._stop.wait(LEARN_POLL_S):
+            try:
+                text = self.learn_step()
+                if text:
+                    self._say("info", text)
+            except Exception as exc:  # noqa: BLE001 - learning never stops the game
+                self._say("warning", f"learning the table failed ({type(exc).__name__}: {exc}); the game goes on.")
+
+    def _adapted(self, ok: bool, text: str) -> None:
+        self._say("info" if ok else "warning", f"learning your table: {text}")
+        if ok:
+            self._reload_pending = True
+            if self._idle():
+                self._reload_observer()
+
+    def _reload_observer(self) -> None:
+        """Read the boards again with the profile's current adaptation (a new observer, from the next frame)."""
+        self._reload_pending = False
+        if self._frame_size is not None:
+            self._configure(self._frame_size, force=True)
 
     # ------------------------------------------------------------------------------------------ boards
 
@@ -226,6 +340,9 @@ class Live:
         self._stop.clear()
         self._thread = threading.Thread(target=self._loop, name="tablewatch-live", daemon=True)
         self._thread.start()
+        if self.adapter is not None:
+            self._learn_thread = threading.Thread(target=self._learn_loop, name="tablewatch-learn", daemon=True)
+            self._learn_thread.start()
         return self
 
     def stop(self, timeout: float = 10.0) -> None:
@@ -233,6 +350,10 @@ class Live:
         self.pipeline.stop()
         if self._thread is not None:
             self._thread.join(timeout)
+        if self.adapter is not None:
+            self.adapter.stop()
+        if self.harvester is not None:
+            self.harvester.close()
 
     def join(self, timeout: float | None = None) -> None:
         if self._thread is not None:
@@ -302,8 +423,18 @@ class Live:
         self._view_cache = (key, data)
         return data
 
+    def board_jpeg(self, board: str, regions: list[str]) -> bytes | None:
+        """One board's last read with ``regions`` marked, as JPEG (the tablet's BOARD_JPEG hook); None before it
+        was read."""
+        return board_jpeg(self.pipeline.observer, board, regions)
+
     def web_config(self) -> dict:
-        return {"BOARD_IMAGE": self.board_view, "CAMERA_FRAME": self.camera_frame}
+        config = {"BOARD_IMAGE": self.board_view, "CAMERA_FRAME": self.camera_frame, "BOARD_JPEG": self.board_jpeg}
+        if self.profile is not None:
+            config["TABLE_PROFILE"] = self.profile
+        if self.adapter is not None:
+            config["ADAPT_NOW"] = self.adapt_now
+        return config
 
     def attach(self, app) -> None:
         """Follow the web app's game: a game started from the wizard is the one the pipeline feeds."""
@@ -408,6 +539,25 @@ def render_board_view(observer, states: dict, messages=(), threshold: float = 0.
     return _with_messages(canvas, list(messages))
 
 
+def board_jpeg(observer, board: str, regions: list[str]) -> bytes | None:
+    """One board of ``observer`` (its last read, ``draw_board``) with ``regions`` outlined thick in red, as JPEG;
+    None when that board was never read."""
+    import cv2
+
+    view = observer.views.get(board) if observer is not None else None
+    layout = observer.layouts.get(board) if observer is not None else None
+    if view is None or layout is None:
+        return None
+    img = draw_board(view, layout, observer.threshold)
+    wanted = {r.partition("#")[0] for r in regions}
+    for reg in layout.get("regions", []):
+        if reg.get("id") in wanted:
+            pts = np.round(np.asarray(reg["polygon"], np.float64) * view.px_per_mm).astype(np.int32).reshape(-1, 1, 2)
+            cv2.polylines(img, [pts], True, (0, 0, 255), 3, cv2.LINE_AA)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    return buf.tobytes() if ok else None
+
+
 def pipeline_board_jpeg(pipeline, messages=()) -> bytes | None:
     """The board view (``render_board_view``) of a ``Pipeline``'s last look as JPEG, for a pipeline run outside
     ``Live`` (``tablewatch demo``'s BOARD_IMAGE hook); None while it has no boards."""
@@ -469,6 +619,20 @@ def _sigterm_to_interrupt() -> None:
         signal.signal(signal.SIGTERM, handler)
 
 
+def table_profile(data_dir: Path, name: str | None, layouts: list[str] | None, camera: str | None) -> TableProfile | None:
+    """The table profile live learns into: ``name`` (``--table``), else the one named after the boards (the
+    command line's, else the wizard's) and the camera file. None, said on stderr, when its folder cannot be made:
+    the game goes on without learning."""
+    if not name:
+        cam_file = camera or (str(Path(data_dir) / "camera.json") if (Path(data_dir) / "camera.json").is_file() else None)
+        name = profile_name(list(layouts or setup_layout_names(data_dir)), cam_file)
+    try:
+        return open_profile(data_dir, name)
+    except OSError as exc:
+        _stderr("warning", f"the table profile {name} cannot be made ({exc.strerror or exc}); the table is not learnt.")
+        return None
+
+
 def run_live(args) -> int:
     import cv2
 
@@ -485,9 +649,12 @@ def run_live(args) -> int:
     if not is_live_source(source):
         source.open()  # a recording that cannot be played fails now, with its message
     session = open_game(db, args.players, args.colours, args.seed, args.game)
+    profile = table_profile(data_dir, getattr(args, "table", None), args.layout, args.camera)
     live = Live(source, session, layouts=args.layout, data_dir=data_dir, camera_file=args.camera, detector=args.model,
-                threads=args.vision_threads)
+                threads=args.vision_threads, profile=profile)
     game = getattr(session, "game_id", None)
+    if profile is not None:
+        print(f"tablewatch live: table profile {profile.name} ({profile.root})", flush=True)
     print(f"tablewatch live: camera {source.describe()}; game database {db}; "
           + (f"game {game}" if game else "the game log cannot be opened (said above; the tablet says it too)"
              if getattr(session, "problem", None) else "no game yet: start one in Setup on the tablet"), flush=True)

@@ -130,11 +130,11 @@ def open_recording(folder: Path, layouts: list[str] | None = None, camera: str |
 
 def replay_folder(folder, layouts: list[str] | None = None, camera: str | None = None, players: list[str] | None = None,
                   seed: int | None = None, db: str | None = None, detector=None, quiet: bool = True,
-                  looks_out: Path | None = None, harvest_to=None) -> dict:
+                  looks_out: Path | None = None, harvest_to=None, profile=None) -> dict:
     """Run the pipeline over a frame folder into a fresh session. Returns moves, events by frame, stats, messages.
     ``looks_out``: write every observation fed to the session there (JSON lines, see ``replay_looks``).
     ``harvest_to``: a ``TableProfile`` to harvest the game's labelled looks into (``assistant.apps.learn``); the
-    result's ``harvest`` then counts them."""
+    result's ``harvest`` then counts them. ``profile``: read the frames with that table profile's adaptation."""
     folder = Path(folder)
     meta, layout_data, source, K = open_recording(folder, layouts, camera)
     ppl = players or meta.get("players")
@@ -159,7 +159,7 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
 
         pipe = Pipeline(source, layout_data, fed, camera=K, detector=detector,
                         on_message=(lambda lv, tx: None) if quiet else None,
-                        on_observation=seen if looks_out or harvester is not None else None)
+                        on_observation=seen if looks_out or harvester is not None else None, profile=profile)
         current = {"frame": None}
 
         def on_event(e):

@@ -1,0 +1,99 @@
+"""`tablewatch live` learns its table (``assistant.apps.learn`` in ``assistant.apps.live``): a recorded game fed
+through ``Live`` leaves harvested looks and the set-up check in the table profile; the tablet hooks are set; an adapt
+runs as a subprocess at low priority, one at a time, its progress and result in status.json; between games it
+starts by itself, and the boards are read again with the new adaptation when the table is idle. The adapt
+command itself is ``tablewatch adapt`` (tests/test_adapt.py); here a stand-in script plays its part, writing a card
+as it does, so that the runner is tested apart from the learning."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from assistant.apps.live import Live
+from assistant.table.profile import open_profile
+from assistant.table.session import GameSession
+from vision.harvest import list_looks
+from vision.sources import FolderSource
+
+FAKE_ADAPT = r"""
+import json, os, sys, time
+from pathlib import Path
+prof = Path(sys.argv[1])
+(prof.parent / "nice.txt").write_text(str(os.nice(0)))
+for i in range(1, 5):
+    print(f"reading looks {i}/4", flush=True)
+    time.sleep(0.05)
+(prof / "adapted").mkdir(exist_ok=True)
+card = {"format": "tablewatch.adapted/1", "looks": 3, "text": "read 97.0 % -> 99.5 % of your table's regions"}
+(prof / "adapted" / "card.json").write_text(json.dumps(card))
+print(card["text"], flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory):
+    from models.synth.recording import RecordingOptions, render_game
+
+    out = tmp_path_factory.mktemp("learn-rec")
+    render_game(out, RecordingOptions(players=2, seed=11, max_states=3, hand_rate=0.5))  # as the demo
+    # a camera over a table being set up sees it still for a while: the rendered game's first frame, 4 times more
+    rows = (out / "timestamps.csv").read_text().splitlines()
+    head, first, rest = rows[0], rows[1].split(","), [r.split(",") for r in rows[1:]]
+    still = [[str(i), f"{0.4 * i:.1f}", first[2]] for i in range(4)]
+    moved = [[str(int(i) + 4), f"{float(t) + 1.6:.1f}", f] for i, t, f in rest]
+    (out / "timestamps.csv").write_text("\n".join([head] + [",".join(r) for r in still + moved]) + "\n")
+    return out
+
+
+def test_live_harvests_checks_the_set_up_and_adapts_between_games(recording, tmp_path):
+    meta = json.loads((recording / "session.json").read_text())
+    prof = open_profile(tmp_path / "data", "t")
+    session = GameSession.create(str(tmp_path / "games.sqlite"), players=meta["players"], seed=meta["seed"])
+    said = []
+    live = Live(FolderSource(recording), session, layouts=meta["layouts"], data_dir=tmp_path / "data",
+                camera_file=recording / meta["camera"], profile=prof, adapt_idle_s=0.0,
+                adapt_command=[sys.executable, "-c", FAKE_ADAPT, str(prof.root)],
+                on_message=lambda level, text: said.append((level, text)))
+    live.start()
+    assert live.ended.wait(120)
+    live.harvester.flush()
+    try:
+        looks = list_looks(prof.looks_dir)
+        assert looks and looks[0].source == "setup" and all(lk.game == session.game_id for lk in looks)
+        status = prof.status()
+        assert status["setup_check"]["game_id"] == session.game_id and status["setup_check"]["checked"] > 100
+        config = live.web_config()
+        assert config["TABLE_PROFILE"] == prof and callable(config["ADAPT_NOW"])
+        board = meta["layouts"][0]
+        assert config["BOARD_JPEG"](board, ["T01"])[:2] == b"\xff\xd8"
+        readings = sum(1 for _, text in said if text.startswith("reading "))
+
+        text = live.learn_step()  # idle (adapt_idle_s=0) with new looks: it learns by itself
+        assert text and text.startswith(f"learning your table from {len(looks)} looks (between games)")
+        assert config["ADAPT_NOW"]() == "already learning your table"  # never two at once
+        ok, line = live.adapter.wait(60)
+        assert ok and line == "read 97.0 % -> 99.5 % of your table's regions"
+        status = prof.status()
+        assert status["state"] == "done" and status["text"] == line and status["card"]["looks"] == 3
+        assert int((tmp_path / "data" / "tables" / "nice.txt").read_text()) >= 10  # at low priority
+        assert sum(1 for _, text in said if text.startswith("reading ")) == readings + 1  # read again, idle
+        assert live.learn_step() is None  # nothing new to learn from
+    finally:
+        live.stop()
+        session.close()
+
+
+def test_a_failed_adapt_says_why_and_the_tablet_sees_it(tmp_path):
+    from assistant.apps.learn import AdaptRunner
+    from vision.harvest import write_look
+
+    prof = open_profile(tmp_path, "t")
+    runner = AdaptRunner(prof, tmp_path, command=[sys.executable, "-c", "print('50%'); print('too few looks: play a game'); raise SystemExit(2)"])
+    assert runner.start() == "nothing to learn from yet: play a game first (its looks are kept as it goes)"
+    write_look(prof.looks_dir, "g", 1, "setup", {}, {}, {}, {})
+    assert runner.start().startswith("learning your table from 1 looks")
+    assert runner.wait(30) == (False, "too few looks: play a game")
+    assert prof.status()["state"] == "failed" and prof.status()["text"] == "too few looks: play a game"
