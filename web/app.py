@@ -9,8 +9,8 @@ capped per client and in all, a refused stream gets 429/503 with ``Retry-After``
 Changing anything is a POST that needs the PIN (``/api/unlock``) and the CSRF token (header ``X-CSRF-Token``):
 ``/api/undo``, ``/api/correct``, ``/api/confirm``, ``/api/tablet/<action>`` (a tap the game turns into moves:
 Wendake's ``ghost_card``, the solo Ghost's revealed mask card) here, the setup and tracer APIs in
-web.setup_routes and web.trace_routes, ``/api/adapt`` and ``/board/view.jpg`` (learning the table) in
-web.learn_routes.
+web.setup_routes and web.trace_routes, ``/api/adapt`` (learning the table) and the board image of one board
+(``/board.jpg?board=B&region=R``) in web.learn_routes.
 
 Config keys (``create_app(session, config)``):
   PIN_FILE       where the hashed PIN and session secret live (required; web.security)
@@ -26,9 +26,9 @@ Config keys (``create_app(session, config)``):
                  and set-up check (web.learning; the status file is watched, so the page follows it live)
   ADAPT_NOW      hook: ``callable() -> one line``: start an adapt in the background (``POST /api/adapt``, PIN);
                  without it the page offers no adapt
-  BOARD_JPEG     hook: ``callable(board: str, regions: list[str]) -> JPEG bytes | None``: one board's camera view
-                 with those regions marked (``/board/view.jpg``, web.learn_routes); without it the set-up check
-                 and a NeedsConfirmation show the whole board image
+  BOARD_JPEG     hook: ``callable(board: str, regions: list[str]) -> JPEG bytes | None``: the board image of one
+                 board with those regions marked (``/board.jpg?board=B&region=R``, web.learn_routes); without it
+                 the set-up check and a NeedsConfirmation show the whole board image
   HEARTBEAT_S    SSE heartbeat interval (default 15)
   MAX_STREAMS, MAX_STREAMS_PER_CLIENT   SSE stream caps (defaults in web.hub; web.server.make_server sets
                  MAX_STREAMS from its thread count)
@@ -229,6 +229,10 @@ def create_app(session, config: dict | None = None) -> Flask:
 
     @app.get("/board.jpg")
     def board_jpg():
+        """The board image; with ``?board=B&region=R...`` and the BOARD_JPEG hook, board B's alone with regions R
+        marked (web.learn_routes)."""
+        if request.args.get("board") is not None and callable(app.config.get("BOARD_JPEG")):
+            return learn_routes.one_board_jpeg(app.config["BOARD_JPEG"])
         hook = app.config.get("BOARD_IMAGE") or getattr(tw.session, "board_image", None)
         data = hook() if callable(hook) else None
         if not data:

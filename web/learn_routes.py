@@ -1,12 +1,12 @@
-"""The tablet's routes for learning the owner's table: start an adapt, and one board's camera picture.
+"""The tablet's routes for learning the owner's table: start an adapt, and the board image of one board.
 
 ``POST /api/adapt`` (the PIN and CSRF token, as every change: web.app's guard) calls the ``ADAPT_NOW`` hook (no
 arguments, returns one line; it starts the adapt in the background) and answers ``{"ok", "message"}``; without the
-hook it is a 404 that says this program cannot adapt. ``GET /board/view.jpg?board=B&region=R&region=...`` is board
-B's camera view with regions R marked, from the ``BOARD_JPEG`` hook (``callable(board, regions) -> JPEG bytes |
-None``); without the hook, or with no picture of that board yet, a 404 in one line (the page then shows the whole
-board image, ``/board.jpg``). Bad input is a 400 in one line (web.learning's checks); a hook that fails is a 503
-in one line, never a 500. What the page shows about learning is in web.learning.
+hook it is a 404 that says this program cannot adapt. ``one_board_jpeg`` answers ``GET /board.jpg?board=B&region=R
+&region=...`` (web.app's board image route with a ``board``): the board image of board B alone with regions R
+marked, from the ``BOARD_JPEG`` hook (``callable(board, regions) -> JPEG bytes | None``); with no picture of that
+board yet a 404 in one line. Bad input is a 400 in one line (web.learning's checks); a hook that fails is a 503 in
+one line, never a 500. What the page shows about learning is in web.learning.
 """
 
 from __future__ import annotations
@@ -39,13 +39,10 @@ def api_adapt():
     return jsonify(ok=True, message=one_line(message) or "Learning your table.")
 
 
-@bp.get("/board/view.jpg")
-def board_view_jpg():
+def one_board_jpeg(hook) -> Response:
+    """The board image of the board named in the request (``?board=B&region=R...``) from ``hook`` (BOARD_JPEG)."""
     board = check_board(request.args.get("board"))
     regions = check_regions(request.args.getlist("region"))
-    hook = current_app.config.get("BOARD_JPEG")
-    if not callable(hook):
-        return Response("No picture of one board here: see the whole board image at /board.jpg.", status=404, mimetype="text/plain")
     try:
         data = hook(board, regions)
     except UserError:

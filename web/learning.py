@@ -3,7 +3,7 @@
 It reads the tablet hooks a program sets in the app's config (docs/web.md, *Hooks for the pipeline*):
 ``TABLE_PROFILE`` (an ``assistant.table.profile.TableProfile``: its ``status()`` and ``card()``), ``ADAPT_NOW``
 (``callable() -> one line``: start an adapt in the background) and ``BOARD_JPEG`` (``callable(board, regions) ->
-JPEG bytes | None``: one board's camera view with those regions marked). ``view`` turns them, and the
+JPEG bytes | None``: the board image of one board with those regions marked). ``view`` turns them, and the
 session's set-up check (its ``SetupCheck`` event), into the page's ``learning`` entry that
 ``templates/parts/learning.html`` renders (inside the live ``scoreboard`` part)::
 
@@ -61,11 +61,11 @@ def check_regions(values) -> list[str]:
 
 
 def board_src(picture: dict, stamp=None) -> str:
-    """The URL of one board's camera picture with its regions marked (``/board/view.jpg``, web.learn_routes)."""
+    """The URL of one board's board image with its regions marked (``/board.jpg?board=...``, web.learn_routes)."""
     query = [("board", picture["board"])] + [("region", r) for r in picture.get("regions") or []]
     if stamp is not None:
         query.append(("v", str(stamp)))
-    return "/board/view.jpg?" + urlencode(query)
+    return "/board.jpg?" + urlencode(query)
 
 
 # ---- the set-up check ----------------------------------------------------------------------------------------

@@ -102,7 +102,7 @@ def test_set_up_check_offer_to_adapt_and_learning_status_reach_the_open_page(ser
     expect(panel.locator(".setup-check-text")).to_contain_text("Your canoes read as warriors standing")
     picture = panel.locator("figure.board-picture img")
     expect(picture).to_have_count(1)
-    expect(picture).to_have_attribute("src", __import__("re").compile(r"^/board/view\.jpg\?board=wendake-map-2p&region="))
+    expect(picture).to_have_attribute("src", __import__("re").compile(r"^/board\.jpg\?board=wendake-map-2p&region="))
     page.wait_for_function("document.querySelector('figure.board-picture img').naturalWidth === 360")
     page.screenshot(path=str(_artifact("setup-check")))
 
