@@ -75,11 +75,12 @@ def load_look(folder: Path) -> Look:
 
 
 def load_looks(looks_dir: Path) -> list[Look]:
-    """Every look under ``looks_dir``, in name order (folders without a meta.json are being written: skipped)."""
+    """Every look under ``looks_dir``, in name order (a folder whose name starts with "." or "_", or without a
+    meta.json, is being written: skipped)."""
     looks_dir = Path(looks_dir)
     if not looks_dir.is_dir():
         return []
-    return [load_look(d) for d in sorted(looks_dir.iterdir()) if d.is_dir() and (d / "meta.json").is_file()]
+    return [load_look(d) for d in sorted(looks_dir.iterdir()) if d.is_dir() and d.name[:1] not in "._" and (d / "meta.json").is_file()]
 
 
 def split(looks: list[Look], every: int = HOLD_OUT_EVERY) -> tuple[list[Look], list[Look]]:

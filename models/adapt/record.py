@@ -4,54 +4,23 @@ harvested any. The game's frames go through the ``Observer`` as in a replay; at 
 boards read then give one look: their views as the observer read them, its readings, and the game's
 ``expected_readings`` of the true state for the keys it read.
 
-Owns ``record_looks`` and ``write_look`` (the writer of one look folder).
+Owns ``record_looks``; the look folders are written by ``vision.harvest.write_look``, as in play.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
 from assistant.table import game as registry
-from assistant.table.observation import Reading
 from calibration import camera as cam
 from calibration import layout as lay
-from models.adapt.looks import FORMAT
+from vision.harvest import write_look
 from vision.observe import Observer
 from vision.sources import FolderSource
-
-JPEG_QUALITY = 95
-
-
-def value_json(v):
-    """A reading value as the harvest stores it: a Pieces count as [[key, n], ...], a tile face or None as is."""
-    return [[k, n] for k, n in v] if isinstance(v, tuple) else v
-
-
-def write_look(folder: Path, game_id: str, number: int, views: dict, readings: dict[str, Reading], expected: dict,
-               kinds: dict[str, str], source: str = "explained") -> Path:
-    """Write one look (``<folder>/<game>-<number:04d>/``): ``views`` {board: (BGR image, px/mm)}, the readings
-    taken, the rules' values (only the keys read are kept) and their region kinds. Returns its folder."""
-    import cv2
-
-    out = Path(folder) / f"{game_id}-{number:04d}"
-    out.mkdir(parents=True, exist_ok=True)
-    boards = {}
-    for board, (image, r) in sorted(views.items()):
-        cv2.imwrite(str(out / f"{board}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-        boards[board] = {"file": f"{board}.jpg", "px_per_mm": float(r)}
-    keys = sorted(k for k in expected if k in readings)
-    meta = {"format": FORMAT, "source": source, "game": game_id, "look": number,
-            "made": datetime.now(timezone.utc).isoformat(timespec="seconds"), "boards": boards,
-            "expected": {k: value_json(expected[k]) for k in keys},
-            "read": {k: [value_json(readings[k].value), round(float(readings[k].confidence), 4)] for k in keys},
-            "kinds": {k: kinds[k] for k in keys}}
-    (out / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
-    return out
 
 
 def record_looks(game_folder, looks_dir, game_id: str | None = None, every: int = 1, limit: int | None = None,
@@ -93,8 +62,9 @@ def record_looks(game_folder, looks_dir, game_id: str | None = None, every: int 
         readings = {k: r for b in boards for k, r in ob.cache[b].items()}
         expected = game.expected_readings(state)
         views = {b: ((transform or (lambda im: im))(ob.views[b].image), ob.views[b].px_per_mm) for b in boards}
-        write_look(Path(looks_dir), gid, i, views, readings, expected, {k: game.region_kind(k) for k in expected},
-                   "setup" if i == 0 else "explained")
+        keys = [k for k in expected if k in readings]
+        write_look(Path(looks_dir), gid, i, "setup" if i == 0 else "explained", views, {k: expected[k] for k in keys},
+                   {k: (readings[k].value, readings[k].confidence) for k in keys}, {k: game.region_kind(k) for k in keys})
         written += 1
     source.close()
     return written
