@@ -10,7 +10,7 @@ import json
 from assistant.apps.replay import score_game
 from assistant.table.events import SetupCheck, event_from_json
 from assistant.table.observation import Observation, Reading
-from assistant.table.session import SETUP_WAIT_LOOKS, GameSession
+from assistant.table.session import GameSession
 from assistant.table.setup_check import check_setup
 
 
@@ -85,14 +85,29 @@ def test_one_misread_among_many_is_no_problem_but_two_are():
     assert not ev.ok and ev.text.startswith("your corns are miscounted or not seen: 2 of 20 corn spaces misread")
 
 
-def test_it_waits_for_a_board_under_a_hand_but_not_for_ever(tmp_path):
+def test_the_first_look_is_checked_with_the_boards_it_read(tmp_path):
     s = new_session(tmp_path)
     try:
-        hand = {"wendake-village-1": "hand"}
-        for i in range(SETUP_WAIT_LOOKS):
-            assert setup_checks(s.feed(start_look(s, frame=i, unread=hand))) == []
-        [ev] = setup_checks(s.feed(start_look(s, frame=9, unread=hand)))
-        assert ev.unread == ["wendake-village-1"]
+        look = start_look(s, unread={"wendake-village-1": "hand"})
+        look.readings = {k: r for k, r in look.readings.items() if not k.startswith("wendake-village-1/")}
+        [ev] = setup_checks(s.feed(look))
+        assert ev.ok and ev.unread == ["wendake-village-1"]
+        assert ev.checked == len(look.readings)
+        assert setup_checks(s.feed(start_look(s, frame=1))) == []  # the next, fuller look is not checked again
+    finally:
+        s.close()
+
+
+def test_no_check_when_play_began_before_the_first_look(tmp_path):
+    from game_looks import looks
+
+    s = GameSession.create(str(tmp_path / "g.sqlite"), players=["Ann", "Bob"], seed=5)
+    s.check_setup = True
+    try:
+        first = next(iter(looks(5)))
+        events = s.feed(first)
+        assert any(e.kind == "MoveRecognized" for e in events) and not setup_checks(events)
+        assert setup_checks(s.feed(first)) == [] and s.setup_check is None
     finally:
         s.close()
 

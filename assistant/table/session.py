@@ -105,7 +105,6 @@ from assistant.table.tracker import Tracker
 FORMAT = "tablewatch.snapshot/1"
 ALERT_KINDS = ("IllegalMove", "TableOutOfSync", "ScoreMismatch", "NeedsConfirmation")
 NOTE_KINDS = ("SetupCheck",)  # information for the players: no move, no alert; a resumed game passes over them
-SETUP_WAIT_LOOKS = 3  # looks with a board unread (a hand) the set-up check waits for a look of every board
 
 
 def _new_game_id() -> str:
@@ -133,7 +132,7 @@ class GameSession:
         # move: on for a session a camera feeds (the programs turn it on); the last one given, or None
         self.check_setup = False
         self.setup_check: SetupCheck | None = None
-        self._setup_waits = 0
+        self._setup_gone = False  # play began before a look of the start position: no check this game
 
     # ---- creation ----------------------------------------------------------------------------------------------
     @classmethod
@@ -301,23 +300,21 @@ class GameSession:
             events = self.referee.feed(self.tracker, observation)
         else:
             events = self.tracker.observe(observation)
-        if self.check_setup and self.setup_check is None and self._setup_waits >= 0:
+        if self.check_setup and self.setup_check is None and not self._setup_gone:
             events += self._checked_setup(observation, events)
         return events
 
     def _checked_setup(self, observation: Observation, events: list[Event]) -> list[Event]:
-        """The set-up check of this look, when it is the game's first settled look of the start position: no move
-        yet, every board read (or ``SETUP_WAIT_LOOKS`` looks waited for that: a board may never settle). An alert
-        does not hold it back: a still table gives one look, and a table read so badly that the tracker calls it
-        out is what the check is for. [] otherwise; never again once a move is in."""
+        """The set-up check of this look, when it is the game's first settled look and it shows the start position
+        (no move accepted). It checks the boards that look read and names the others (``unread``): the observer
+        sends a look only when what it reads changes, so a still table gives no second look to wait for, and a
+        board it takes for one under a hand may stay so. An alert does not hold it back either: a table read so
+        badly that the tracker calls it out is what the check is for. [] otherwise, and never again this game."""
         tr = self.tracker
-        if tr.moves:
-            self._setup_waits = -1  # play began before a look of the start position: nothing to check
-            return []
         if not observation.readings:
             return []
-        if observation.boards_unread and self._setup_waits < SETUP_WAIT_LOOKS:
-            self._setup_waits += 1
+        self._setup_gone = True
+        if tr.moves:  # play began before a look of the start position: nothing to check
             return []
         expected = self.game.expected_readings(tr.initial)
         readings = {k: r.value for k, r in observation.readings.items() if k in expected}
