@@ -234,6 +234,7 @@ class StatusBoard:
     def __init__(self, profile: TableProfile):
         self.profile = profile
         self._lock = threading.Lock()
+        self._failing = False  # said once until a write succeeds again
 
     def update(self, **fields) -> dict:
         with self._lock:
@@ -250,8 +251,11 @@ class StatusBoard:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 tmp.write_text(json.dumps(status, indent=1), encoding="utf-8")
                 os.replace(tmp, path)
+                self._failing = False
             except OSError as exc:
-                _stderr(f"the learning status could not be written ({exc.strerror or exc}).")
+                if not self._failing:
+                    _stderr(f"the learning status could not be written ({exc.strerror or exc}); the game goes on.")
+                self._failing = True
                 try:
                     tmp.unlink()
                 except OSError:
