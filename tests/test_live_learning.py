@@ -81,6 +81,11 @@ def test_live_harvests_checks_the_set_up_and_adapts_between_games(recording, tmp
         assert int((tmp_path / "data" / "tables" / "nice.txt").read_text()) >= 10  # at low priority
         assert sum(1 for _, text in said if text.startswith("reading ")) == readings + 1  # read again, idle
         assert live.learn_step() is None  # nothing new to learn from
+        assert sum(1 for _, text in said if text.startswith("reading ")) == readings + 1
+        card = prof.adapted_dir / "card.json"  # `tablewatch adapt --rollback` run by hand: read again, idle
+        card.write_text(json.dumps({"format": "tablewatch.adapted/1", "text": "rolled back to the previous one"}))
+        assert live.learn_step() is None
+        assert sum(1 for _, text in said if text.startswith("reading ")) == readings + 2
     finally:
         live.stop()
         session.close()

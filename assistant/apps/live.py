@@ -152,6 +152,7 @@ class Live:
         self._last_move = time.monotonic()  # when the last move came in (or the game started)
         self._learned_at = 0  # harvested looks when the last adapt started
         self._reload_pending = False  # a new adaptation waits for the next game (or an idle table)
+        self._card_stamp = self._adaptation_stamp()  # the adaptation the boards are read with
         self._learn_thread: threading.Thread | None = None
         self.session = None
         self.set_session(session)
@@ -228,11 +229,22 @@ class Live:
             return True
         return time.monotonic() - self._last_move >= self.adapt_idle_s
 
+    def _adaptation_stamp(self):
+        """When the profile's adaptation last changed (its card's time and size), or None."""
+        try:
+            st = (self.profile.adapted_dir / "card.json").stat() if self.profile is not None else None
+        except OSError:
+            return None
+        return None if st is None else (st.st_mtime_ns, st.st_size)
+
     def learn_step(self) -> str | None:
         """One look at the table by the learning thread: adapt when idle with new looks, read a new adaptation
-        when idle. The line it said, or None."""
+        (this program's adapt, a `tablewatch adapt` or a rollback run by hand) when idle. The line it said, or None."""
         if self.adapter is None:
             return None
+        stamp = self._adaptation_stamp()
+        if stamp != self._card_stamp and not self.adapter.running:
+            self._card_stamp, self._reload_pending = stamp, True
         if self._reload_pending and self._idle() and not self.adapter.running:
             self._reload_observer()
         if not self.adapter.running and self._idle() and self._harvested() - self._learned_at >= MIN_NEW_LOOKS:
@@ -251,7 +263,7 @@ class Live:
     def _adapted(self, ok: bool, text: str) -> None:
         self._say("info" if ok else "warning", f"learning your table: {text}")
         if ok:
-            self._reload_pending = True
+            self._card_stamp, self._reload_pending = self._adaptation_stamp(), True
             if self._idle():
                 self._reload_observer()
 
