@@ -221,3 +221,30 @@ def test_a_full_disk_is_one_line_and_the_game_goes_on(tmp_path, capsys):
         assert [p for p in prof.looks_dir.iterdir()] == []  # no half look left on the full disk
         err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
         assert len(err) == 1 and "could not be kept for learning" in err[0] and "Traceback" not in err[0]
+
+
+def test_a_stack_top_read_as_another_disk_is_not_vouched_for(tmp_path):
+    """Which disk lies on top of a stack is the players' doing: where the top reads as another tribe disk, the
+    look is kept without that label; a stack read empty keeps its label (a disk not seen is a misread)."""
+    prof = open_profile(tmp_path, "t")
+    h = Harvester(prof)
+    s = GameSession.create(str(tmp_path / "g.sqlite"), players=["Ann", "Bob"], seed=5)
+    try:
+        look = perfect_look(s, 0)
+        stacks = [k for k, r in look.readings.items() if s.game.region_kind(k) == "top-of-stack" and r.value]
+        other = {k: v for k, v in look.readings.items()}
+        (disk, _), = look.readings[stacks[0]].value
+        swapped = "tribe_disk:" + ("red" if not disk.endswith(":red") else "blue")
+        other[stacks[0]] = Reading(((swapped, 1),), 0.3)
+        other[stacks[1]] = Reading((), 0.3)
+        look.readings = other
+        before = h.before(s)
+        events = s.feed(look)
+        assert h.after(s, look, events, observer_for(look.boards_read), before) == "setup"
+        [lk] = H.list_looks(prof.looks_dir)
+        assert stacks[0] not in lk.meta["expected"] and stacks[0] not in lk.meta["read"]
+        assert lk.expected()[stacks[1]] == s.game.expected_readings(s.tracker.state)[stacks[1]] != ()
+        assert lk.read()[stacks[1]] == ((), 0.3)
+        assert len(lk.meta["expected"]) == len(look.readings) - 1
+    finally:
+        s.close()

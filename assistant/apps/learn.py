@@ -10,7 +10,9 @@ The live loop (``assistant.apps.live``), the replay (``assistant.apps.replay``) 
 A look is harvested when the rules engine vouches for it: the start position before the first move ("setup"),
 or a look the tracker explained surely ("explained"): the look was read (not held back by a full disk), no
 alert came from it and none is open (IllegalMove, TableOutOfSync, ScoreMismatch, NeedsConfirmation), and the
-tracker neither waited on it (a board under a hand) nor held it for another look. Each look records how many
+tracker neither waited on it (a board under a hand) nor held it for another look. Its labels are the keys the look
+read, less those the rules cannot vouch for: a stack whose top disk reads as another piece of the same class (which
+disk lies on top of a stack is the players' doing, not the rules'). Each look records how many
 moves were accepted when it was taken; an undo, a correction, a confirmed other candidate or a switch to a kept
 alternative that takes moves back from the log deletes the game's looks taken after the moves it took back. A
 harvest that fails (a full disk) is one line on stderr; the game goes on.
@@ -28,6 +30,7 @@ import time
 from pathlib import Path
 
 from assistant.table.profile import DEFAULT_MAX_LOOKS_BYTES, TableProfile
+from assistant.table.setup_check import agrees
 from vision import harvest as H
 
 SURE_KINDS = ("IllegalMove", "TableOutOfSync", "ScoreMismatch", "NeedsConfirmation", "Correction")
@@ -82,7 +85,9 @@ class Harvester:
         have = getattr(observer, "views", {})
         views = {b: have[b] for b in sorted({k.split("/", 1)[0] for k in observation.readings}) if b in have}
         expected_all = session.game.expected_readings(tr.state)
-        keys = [k for k in observation.readings if k in expected_all and k.split("/", 1)[0] in views]
+        kind = session.game.region_kind
+        keys = [k for k in observation.readings if k in expected_all and k.split("/", 1)[0] in views
+                and _vouched(kind(k), observation.readings[k].value, expected_all[k])]
         if not keys:
             self.counts["skipped"] += 1
             return None
@@ -93,7 +98,7 @@ class Harvester:
         job = (session.game_id, look, source, {b: (v.image, v.px_per_mm) for b, v in views.items()},
                {k: expected_all[k] for k in keys},
                {k: (observation.readings[k].value, observation.readings[k].confidence) for k in keys},
-               {k: session.game.region_kind(k) for k in keys}, len(tr.moves))
+               {k: kind(k) for k in keys}, len(tr.moves))
         self._submit(("write", job))
         return source
 
@@ -186,6 +191,12 @@ class Harvester:
         if self._queue is not None and self._thread is not None and self._thread.is_alive():
             self._queue.put(None)
             self._thread.join(timeout)
+
+
+def _vouched(kind: str, read, expected) -> bool:
+    """Whether the rules vouch for ``expected`` where ``read`` was seen: not a stack whose top reads as another
+    piece of the class that lies there (the rules do not know which disk is on top)."""
+    return kind != "top-of-stack" or read == expected or not agrees(kind, read, expected)
 
 
 class HarvestingFeed:
