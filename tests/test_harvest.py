@@ -248,3 +248,31 @@ def test_a_stack_top_read_as_another_disk_is_not_vouched_for(tmp_path):
         assert len(lk.meta["expected"]) == len(look.readings) - 1
     finally:
         s.close()
+
+
+def test_the_set_up_look_is_kept_even_when_its_misreadings_raise_an_alert(tmp_path):
+    """The start position is known exactly: the look the set-up check was made on is kept, labelled with it, even
+    when the camera misreads the table so badly that the tracker calls it out; the looks after it while the alert is
+    open are not."""
+    from test_setup_check import canoes_as_warriors, start_look
+
+    prof = open_profile(tmp_path, "t")
+    h = Harvester(prof)
+    s = GameSession.create(str(tmp_path / "g.sqlite"), players=["Ann", "Bob"], seed=3)
+    s.check_setup = True
+    try:
+        sources = []
+        for frame in range(2):
+            look = start_look(s, canoes_as_warriors, frame=frame)
+            before = h.before(s)
+            events = s.feed(look)
+            sources.append(h.after(s, look, events, observer_for(look.boards_read), before))
+            assert frame or {e.kind for e in events} >= {"TableOutOfSync", "SetupCheck"}
+        assert sources == ["setup", None]
+        [lk] = H.list_looks(prof.looks_dir)
+        exp = s.game.expected_readings(s.tracker.initial)
+        lakes = [k for k in lk.meta["expected"] if isinstance(exp[k], tuple) and any(p.startswith("canoe:") for p, _ in exp[k])]
+        assert lakes and all(lk.read()[k][0] == canoes_as_warriors(k, exp[k]) != exp[k] for k in lakes)
+        assert lk.expected() == {k: exp[k] for k in lk.meta["expected"]}
+    finally:
+        s.close()

@@ -8,9 +8,13 @@ each feed), ``StatusBoard`` (the profile's ``status.json``, what the tablet show
 The live loop (``assistant.apps.live``), the replay (``assistant.apps.replay``) and the demo use them.
 
 A look is harvested when the rules engine vouches for it: the start position before the first move ("setup"),
-or a look the tracker explained surely ("explained"): the look was read (not held back by a full disk), no
-alert came from it and none is open (IllegalMove, TableOutOfSync, ScoreMismatch, NeedsConfirmation), and the
-tracker neither waited on it (a board under a hand) nor held it for another look. Its labels are the keys the look
+or a look the tracker explained surely ("explained"). The set-up look is the one the session's set-up check was
+made on (``assistant.table.setup_check``): its position is known whatever the tracker made of it, so it is kept
+even when its misreadings raised an alert (on an unfamiliar table they do: the foreign table 101's first look
+gave a TableOutOfSync), as chesscog learns a new set from photos of the starting position. Any other look with no
+move yet, or after, is kept when explained surely: the look was read (not held back by a full disk), no alert
+came from it and none is open (IllegalMove, TableOutOfSync, ScoreMismatch, NeedsConfirmation), and the tracker
+neither waited on it (a board under a hand) nor held it for another look. Its labels are the keys the look
 read, less those the rules cannot vouch for: a stack whose top disk reads as another piece of the same class (which
 disk lies on top of a stack is the players' doing, not the rules'). Each look records how many
 moves were accepted when it was taken; an undo, a correction, a confirmed other candidate or a switch to a kept
@@ -76,9 +80,11 @@ class Harvester:
         ``observer``: the ``vision.observe.Observer`` that read it. Returns the look's source, or None."""
         self.sync(session)
         tr = session.tracker
-        sure = (tr.stats["observations"] == before["observations"] + 1 and not tr.alerts
-                and tr.stats["deferred"] == before["deferred"] and tr.stats["held"] == before["held"]
-                and not any(getattr(e, "kind", "") in SURE_KINDS for e in events))
+        read = tr.stats["observations"] == before["observations"] + 1
+        setup = read and not tr.moves and any(getattr(e, "kind", "") == "SetupCheck" for e in events)
+        sure = setup or (read and not tr.alerts
+                         and tr.stats["deferred"] == before["deferred"] and tr.stats["held"] == before["held"]
+                         and not any(getattr(e, "kind", "") in SURE_KINDS for e in events))
         if not sure or observer is None:
             self.counts["skipped"] += 1
             return None
