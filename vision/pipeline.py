@@ -22,6 +22,10 @@ frames and in the loop's own thread: ``replace_session(s)`` (a game started from
 yet: observations are still made, nothing is fed) and ``replace_layouts(layouts, camera)`` (boards chosen in the
 setup wizard; ``[]`` = none yet: frames are still read, for the camera check). ``on_frame(frame, image, result)``
 sees every usable frame and its ``FrameResult`` (None while there are no layouts).
+
+Each observation reaches the session with its readings' confidences made their measured reliability
+(``vision.reliability``: the base one, with the table profile's own where it has enough readings; ``profile``, also
+handed to the observer for its adaptation); ``on_observation`` sees it as read (what harvest and saved looks keep).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import numpy as np
 from assistant.errors import UserError
 from vision.locate import MIN_MARKERS_FRESH, MIN_MARKERS_TRACKED
 from vision.observe import Observer, check_layouts
+from vision.reliability import Reliability, for_profile, region_kinds
 
 STAGES = ("locate", "settle", "rectify", "detect", "assign", "tracker")
 LATENCY_TARGET_MS = 250.0  # issue 5: a settled frame to its event; ``PipelineStats.summary`` counts the looks over it
@@ -87,10 +92,15 @@ def as_bgr(image):
 class Pipeline:
     def __init__(self, source, layouts: list[dict], session, camera=None, detector=None, settle=None, threads: int = 2,
                  on_message=None, on_event=None, on_observation=None, wait_for_camera: bool = False, reopen_s: float = 5.0,
-                 mismatch_after_s: float = 10.0, hold_s: float = 2.0, on_frame=None, allow_no_layouts: bool = False):
+                 mismatch_after_s: float = 10.0, hold_s: float = 2.0, on_frame=None, allow_no_layouts: bool = False,
+                 profile=None):
         self.source = source
         self.session = session
+        self.profile = profile  # the table profile (``assistant.table.profile.TableProfile``) or None
         self._observer_args = {"detector": detector, "settle": settle, "threads": threads, "hold_s": hold_s}
+        if profile is not None:
+            self._observer_args["profile"] = profile
+        self._kinds = region_kinds(layouts or [])
         self.observer = self._make_observer(layouts, camera, allow_none=allow_no_layouts)
         self.on_message = on_message or _stderr_message
         self.on_event = on_event
@@ -110,6 +120,16 @@ class Pipeline:
         self._first_t: float | None = None
         self._stop = False
         self._say_notes()
+        self.reliability = self._load_reliability(profile)  # what the session's observations are weighed by
+
+    def _load_reliability(self, profile):
+        """The measured reliability (``vision.reliability.for_profile``); a broken file is said and left out."""
+        for prof in ((profile, None) if profile is not None else (None,)):
+            try:
+                return for_profile(prof)
+            except UserError as exc:
+                self.say("warning", f"{exc} Reading goes on without it.", topic="reliability")
+        return Reliability(source="none")
 
     def _make_observer(self, layouts, camera, allow_none: bool = False):
         if not layouts and allow_none:
@@ -138,6 +158,7 @@ class Pipeline:
             layouts, camera = self._pending.pop("layouts")
             try:
                 self.observer = self._make_observer(layouts, camera, allow_none=True)
+                self._kinds = region_kinds(layouts)
             except UserError as exc:  # e.g. a layout whose art cannot be drawn: say it, read nothing meanwhile
                 self.observer = None
                 self.say("error", f"the boards cannot be read: {exc}", topic="layouts")
@@ -259,7 +280,7 @@ class Pipeline:
             return []
         t0 = time.perf_counter()
         try:
-            events = list(self.session.feed(res.observation) or [])
+            events = list(self.session.feed(self.reliability.apply(res.observation, self._kinds)) or [])
         except UserError as exc:
             self.say("error", f"the game could not take this observation: {exc}", topic="session")
             return []

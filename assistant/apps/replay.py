@@ -31,6 +31,7 @@ from calibration import camera as cam
 from calibration import layout as lay
 from vision.observe import Observer
 from vision.pipeline import Pipeline, PipelineStats
+from vision.reliability import for_profile, region_kinds
 from vision.sources import FolderSource
 
 ALERT_KINDS = ("IllegalMove", "ScoreMismatch", "TableOutOfSync")
@@ -225,6 +226,7 @@ def replay_looks(folder, resume_at: float | None = None) -> dict:
     if not path.is_file():
         raise UserError(f"{folder} has no {LOOKS_FILE}: run the full replay once (tablewatch e2e without --tracker-only).")
     meta = read_session_file(folder)
+    reliability, kinds = looks_reliability(meta)  # as the pipeline weighs each observation
     by_frame: list[dict] = []
     stats = PipelineStats()  # the tracker's share of the latency only
     with tempfile.TemporaryDirectory(prefix="tablewatch-looks-") as tmp:
@@ -239,7 +241,7 @@ def replay_looks(folder, resume_at: float | None = None) -> dict:
                 t0 = time.perf_counter()
                 session = GameSession.resume(db)
                 resume_s = round(time.perf_counter() - t0, 3)
-            obs = Observation.from_json(json.loads(line))
+            obs = reliability.apply(Observation.from_json(json.loads(line)), kinds)
             t0 = time.perf_counter()
             events = session.feed(obs) or []
             stats.latency_ms.append((time.perf_counter() - t0) * 1000)
@@ -381,38 +383,112 @@ def evaluate(folders, detector=None, progress=None, tracker_only: bool = False, 
 # ---------------------------------------------------------------------------------------------- vision-only figures
 
 
+def looks_reliability(meta: dict):
+    """(the base reliability, the region kinds of the game's layouts): what ``Pipeline`` applies to each
+    observation before the session sees it, for ``replay_looks`` (saved looks are as read)."""
+    return for_profile(None), region_kinds([lay.resolve(n) for n in meta["layouts"]])
+
+
+def reading_agrees(key: str, got, want, stacks: dict, colours: list) -> bool:
+    """Whether reading ``got`` at ``key`` agrees with the true expected reading ``want``: a score space with
+    ``score_reading_agrees`` (only the top disk of a stack shows), any other region exactly. ``stacks``: the
+    true score stacks per score board, ``colours`` the players' colours (``_truth_at``)."""
+    board, _, region = key.partition("/")
+    if board in stacks:
+        return V.score_reading_agrees(got, {colours[p] for p in stacks[board].get(region, [])})
+    return got == want
+
+
+def _truth_at(state) -> tuple[dict, dict, list]:
+    """What a perfect camera reads of ``state``: (expected readings, score stacks per score board, colours)."""
+    return (V.expected_readings(state), {b: V.score_stacks(state, b) for b in V.SCORE_BOARDS},
+            [p.colour for p in state.players])
+
+
+def _board_kind(key: str) -> str:
+    board = key.partition("/")[0]
+    return "tile" if "#tile" in key else next((k for k in ("map", "village", "scores", "mask")
+                                               if board.startswith(f"wendake-{k}")), board)
+
+
+def _truth_states(folder: Path):
+    """(session meta, truth, [(step, the true state after it)]) of a rendered game. The renderer draws a step's
+    new position in every frame after the previous step's settled frame (its hand frames too), up to the step's
+    own settled frame (``steps[i]["frame"]``), which has no hand over the table."""
+    meta = read_session_file(folder)
+    truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
+    state = State.from_json(meta["initial"])
+    moves = [M.move_from_json(m) for m in truth["moves"]]
+    out = []
+    for st in truth["steps"]:
+        for m in st["moves"]:
+            rules.apply(state, moves[m], validate=False)
+        out.append((st, state.copy()))
+    return meta, truth, out
+
+
+def look_checks(folder) -> list[tuple[str, float, bool]]:
+    """Each reading of a rendered game's saved looks (``LOOKS_FILE``) against the truth, as ``reading_report``
+    compares them: (reading key, raw confidence, right?). A look belongs to the step whose frames hold it
+    (``_truth_states``); looks at an injected illegal change, and readings at keys the truth does not know, are
+    left out. What ``tablewatch eval reliability`` counts."""
+    import bisect
+
+    folder = Path(folder)
+    path = folder / LOOKS_FILE
+    if not path.is_file():
+        raise UserError(f"{folder} has no {LOOKS_FILE}: run the full replay once (tablewatch e2e without --tracker-only).")
+    _, _, steps = _truth_states(folder)
+    frames = [st["frame"] for st, _ in steps]
+    truths: dict[int, tuple] = {}
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        obs = Observation.from_json(json.loads(line))
+        j = bisect.bisect_left(frames, obs.frame)
+        if j >= len(steps) or steps[j][0].get("injected"):
+            continue
+        if j not in truths:
+            truths[j] = _truth_at(steps[j][1])
+        exp, stacks, colours = truths[j]
+        for key, r in obs.readings.items():
+            if key in exp:
+                out.append((key, r.confidence, reading_agrees(key, r.value, exp[key], stacks, colours)))
+    return out
+
+
 def reading_report(folder, detector=None, max_examples: int = 25) -> dict:
-    """How well the camera side alone reads a rendered game: after each table change (legal steps of
-    truth.json), the readings the pipeline has emitted so far against ``expected_readings`` of the true state
-    (score spaces with ``score_reading_agrees``: only the top disk shows). No tracker involved, so this separates
-    vision errors from tracking errors. Returns counts per board kind and the most frequent wrong readings."""
+    """How well the camera side alone reads a rendered game: at each table change (legal steps of truth.json),
+    the readings the pipeline has emitted up to that step's settled frame against the true state's expected
+    readings (``reading_agrees``). No tracker involved, so this separates vision errors from tracking errors.
+
+    Two figures per 1,000 regions checked (issue 34): **misread** (the latest reading disagrees) and **never
+    read** (no reading of that region yet in the game). Hands aside: a step's settled frame has no hand over the
+    table (``_truth_states``), so a region not read there is the camera's miss, and the hand frames before it are
+    not checked. Regions no camera can see are neither and are not checked (``unseen``): a region never read all
+    game while its board was read (out of the picture, under another board), and a disk under other disks
+    (``score_reading_agrees`` counts only the top one). A tile face the reader cannot name is a miss. Returns
+    counts per board kind and the most frequent wrong readings."""
     from collections import Counter
 
     folder = Path(folder)
-    meta = read_session_file(folder)
-    truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
+    meta, truth, steps = _truth_states(folder)
     ob = Observer([lay.resolve(n) for n in meta["layouts"]], detector=detector,
                   camera=cam.load(folder / meta["camera"]) if meta.get("camera") else None)
-    state = State.from_json(meta["initial"])
-    moves = [M.move_from_json(m) for m in truth["moves"]]
-    steps = truth["steps"]
-    ends = [steps[i + 1]["frame"] - 1 for i in range(len(steps) - 1)] + [10**9]
     belief: dict = {}
-    per_kind: dict[str, list[int]] = {}  # board kind -> [wrong, missing, total]
+    boards_read: set[str] = set()
+    status: list[tuple[str, str]] = []  # (key, "wrong" | "missing" | "right") per region of each checked step
     wrong_examples: Counter = Counter()
     checked = 0
     source = FolderSource(folder)
     frames = iter(source)
     pending = None
-    for i, st in enumerate(steps):
-        for m in st["moves"]:
-            rules.apply(state, moves[m], validate=False)
-        while True:  # play frames up to the end of this step's window
+    for st, state in steps:
+        while True:  # play the frames up to this step's settled frame
             f = pending or next(frames, None)
             pending = None
             if f is None:
                 break
-            if f.index > ends[i]:
+            if f.index > st["frame"]:
                 pending = f
                 break
             if f.image is None:
@@ -420,32 +496,37 @@ def reading_report(folder, detector=None, max_examples: int = 25) -> dict:
             res = ob.process(f.index, f.t, f.image)
             if res.observation is not None:
                 belief.update({k: r.value for k, r in res.observation.readings.items()})
+                boards_read.update(res.observation.boards_read)
         if st.get("injected"):
             continue
         checked += 1
-        exp = V.expected_readings(state)
-        colours = [p.colour for p in state.players]
-        stacks = {b: V.score_stacks(state, b) for b in V.SCORE_BOARDS}
+        exp, stacks, colours = _truth_at(state)
         for key, want in exp.items():
-            board, _, region = key.partition("/")
-            kind = "tile" if "#tile" in key else next((k for k in ("map", "village", "scores", "mask") if board.startswith(f"wendake-{k}")), board)
-            c = per_kind.setdefault(kind, [0, 0, 0])
-            c[2] += 1
             if key not in belief:
-                c[1] += 1
-                continue
-            got = belief[key]
-            if board in stacks:
-                ok = V.score_reading_agrees(got, {colours[p] for p in stacks[board].get(region, [])})
+                status.append((key, "missing"))
+            elif reading_agrees(key, belief[key], want, stacks, colours):
+                status.append((key, "right"))
             else:
-                ok = got == want
-            if not ok:
-                c[0] += 1
-                wrong_examples[(key, str(want), str(got))] += 1
+                status.append((key, "wrong"))
+                wrong_examples[(key, str(want), str(belief[key]))] += 1
     source.close()
+    unseen = {k for k, _ in status if k not in belief and "#tile" not in k and k.partition("/")[0] in boards_read}
+    per_kind: dict[str, list[int]] = {}  # board kind -> [wrong, missing, checked, unseen]
+    for key, s in status:
+        c = per_kind.setdefault(_board_kind(key), [0, 0, 0, 0])
+        if key in unseen:
+            c[3] += 1
+            continue
+        c[2] += 1
+        c[0] += s == "wrong"
+        c[1] += s == "missing"
     total = sum(c[2] for c in per_kind.values())
-    bad = sum(c[0] + c[1] for c in per_kind.values())
+    wrong = sum(c[0] for c in per_kind.values())
+    missing = sum(c[1] for c in per_kind.values())
     return {"folder": str(folder), "steps_checked": checked, "readings": total,
-            "correct_share": round(1 - bad / total, 5) if total else None,
-            "per_kind": {k: {"wrong": c[0], "missing": c[1], "total": c[2]} for k, c in sorted(per_kind.items())},
+            "correct_share": round(1 - (wrong + missing) / total, 5) if total else None,
+            "misread_per_1000": round(1000 * wrong / total, 3) if total else None,
+            "never_read_per_1000": round(1000 * missing / total, 3) if total else None,
+            "misread": wrong, "never_read": missing, "unseen": sum(c[3] for c in per_kind.values()),
+            "per_kind": {k: {"wrong": c[0], "missing": c[1], "total": c[2], "unseen": c[3]} for k, c in sorted(per_kind.items())},
             "most_wrong": [{"key": k, "expected": w, "read": g, "steps": n} for (k, w, g), n in wrong_examples.most_common(max_examples)]}
