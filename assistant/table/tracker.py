@@ -190,7 +190,62 @@ class Tracker(Line, Evidence, Search, Alternatives):
                 # table is called out of sync; a piece or a disk out of place is called out at once
                 self.stats["held"] += 1
                 return events
+            doubted = self._doubted(best, nodes)
+            if doubted:
+                # every reading no legal line explains is one the tracker doubts: no alert. The first such look
+                # is looked at once more (a passing misread, a change put right at once); then the best legal
+                # line is accepted and the players are asked (docs/tracker.md, Doubt)
+                self.stats["doubted"] += 1
+                if self._unexplained == 1:
+                    self.stats["held"] += 1
+                    return events
+                self._unexplained = 0
+                return events + self._accept_doubted(doubted, nodes, items, obs)
             events += self._explain_failure(failure, items)
+        return events
+
+    def _doubted(self, best: Node, nodes: list[Node]) -> list[Node]:
+        """The legal lines that leave no sure reading unexplained, best first, one per move sequence; [] when some
+        sure reading disagrees with each. Sure here is ``alert_confidence``, or as sure as a score disk that raises
+        a ScoreMismatch (the game's ``score_alert_confidence``) where that is lower: a board whose image quality caps
+        its readings just under ``alert_confidence`` reads an illegal change no surer (docs/tracker.md, Doubt)."""
+        sure = min(self.alert_confidence, self.x.score_alert_confidence)
+        out: list[Node] = []
+        for n in sorted(nodes, key=Node.key):
+            if n.worst < sure and all(n.moves != o.moves for o in out):
+                out.append(n)
+        if out and out[0].moves:
+            out[0] = self._without_unshown_tail(out[0], nodes)
+        return out
+
+    def _accept_doubted(self, lines: list[Node], nodes: list[Node], items, obs: Observation) -> list[Event]:
+        """Accept the best of ``lines`` (``_doubted``) and ask which line it was: a ``NeedsConfirmation`` whose
+        candidates (best first, 0 accepted) each name the boards whose readings it doubts (``boards``). The doubted
+        readings become known misreadings, as for any look accepted with unsure disagreements."""
+        best = lines[0]
+        events = self.clear_alerts(("IllegalMove", "TableOutOfSync"), "the table matches a legal position, some "
+                                   "readings doubted")
+        events += self.clear_alerts(("NeedsConfirmation",), "a newer look asks again")
+        cands = []
+        for i, n in enumerate(lines[:5]):
+            c = self._candidate_json(i, n)
+            c["boards"] = sorted({k.partition("/")[0] for k, _, _ in self.differing(n, items)})
+            if not n.moves:  # what the tablet shows for the line that changes nothing
+                c["texts"] = ["Nothing moved: the camera misread " + (", ".join(c["boards"]) or "the table")]
+            cands.append(c)
+        boards = cands[0]["boards"]
+        at = len(self.moves)
+        self._deferred, self._deferred_looks = [], 0
+        events += self._accept(best)
+        events.append(self.alert(NeedsConfirmation(0, cands, "The camera is not sure of " + (", ".join(boards) or "the table")
+                                                   + ": the table fits a legal position only if those readings are "
+                                                   "wrong. Please check the board and confirm what happened.")))
+        self._remember(items, at, best, nodes)
+        self._learn_misreadings(best, items, at)
+        if len(self.moves) > at:
+            self.looks = (self.looks + [(at, items)])[-BACKTRACK_LOOKS:]
+        if not obs.boards_unread:
+            events += self.x.check_scores(items)
         return events
 
     def _as_read(self, best: Node, nodes: list[Node], items) -> Node:
