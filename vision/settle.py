@@ -8,9 +8,13 @@ Tests, in order, each giving the reason a board is left unread:
 - ``out of view``: the board was not located and no earlier pose puts it in the picture;
 - ``markers covered``: the board was not located but its last pose is known; it is read with that pose only
   while its view still matches the last settled view (nothing moved), else it waits;
-- ``hand``: a large skin-coloured blob reaching in from the board's edge (arms come from outside the board), or
-  a very large one anywhere; skin test in YCrCb, counting only pixels that changed since the last settled view
+- ``hand``: a large skin-coloured blob reaching in across the board's border (arms come from outside the board),
+  or a very large one anywhere; skin test in YCrCb, counting only pixels that changed since the last settled view
   and are not skin-coloured in the printed art, so orange fields, red pieces or cream tiles do not trigger it.
+  Static skin-coloured background is never a hand (``Settler._skin_hands``; docs/pipeline.md, "What counts as a
+  hand"): a skin-coloured table showing along a side where the pose is a little off, a wooden piece near the edge
+  that does not cross it, a skin-toned print spanning the board; a larger skin-coloured area lying exactly still
+  for ``skin_accept_s`` (20 s) is read (with a warning), so nothing skin-coloured hides a board for a whole game.
   A small blob (fingers' size) that stays exactly the same for ``hand_accept_s`` (10 s; ``piece_accept_s``, 3 s,
   when it is no bigger than a game piece) is a piece lying across the edge, not a hand: the board is read (with a
   warning); without this a board never read before (no settled view to compare with) would wait for ever behind a
@@ -32,6 +36,7 @@ Owns: ``SettleConfig``, ``BoardSettle`` (the verdict for one board and frame) an
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -54,6 +59,10 @@ class SettleConfig:
     hand_mm2: float = 400.0  # a new skin blob this big reaching in from the board's edge is a hand or fingers
     hand_inside_mm2: float = 9000.0  # a new skin blob this big is a hand even away from the edge (a tile is 3400)
     edge_mm: float = 6.0  # band along the board's edge left out of the hand test (table visible there)
+    table_mm: float = 16.0  # up to this deep, a row along a side that is mostly skin is the table showing, not a hand
+    table_share: float = 0.5  # ... "mostly": this share of the side's length (an arm covers at most ~130 mm of it)
+    hand_reach_mm: float = 20.0  # a skin blob from the edge must reach this far in from the border to be a hand
+    frame_span: float = 0.9  # a skin blob spanning this share of the view's width and height is the board's print
     arm_mm2: float = 4000.0  # a changed area this big reaching in from the edge is an arm, whatever its colour
     arm_close_mm: float = 14.0  # changed pixels this close together make one area (an arm's patchy difference)
     foreign_level: int = 45  # difference from the last settled view that counts as foreign
@@ -63,6 +72,7 @@ class SettleConfig:
     hand_accept_mm2: float = 3000.0  # ... when it is at most this big (fingers; an arm reaching in is larger)
     piece_accept_s: float = 3.0  # ... and after this long when it is no bigger than a game piece (``piece_mm2``)
     piece_mm2: float = 800.0  # a swap or beaver token with its shadow and blur (552 mm2 in the e2e game 3p s1002)
+    skin_accept_s: float = 20.0  # a larger skin-coloured area lying exactly still this long is the table or the board
     covered_match: float = 0.9  # view-to-last-settled correlation needed to read a board whose markers are covered
 
 
@@ -131,6 +141,30 @@ def correlation(a: np.ndarray, b: np.ndarray) -> float:
     b -= b.mean()
     d = float(np.sqrt((a * a).sum() * (b * b).sum()))
     return float((a * b).sum() / d) if d > 0 else 0.0
+
+
+@lru_cache(maxsize=32)
+def _border_distance(h: int, w: int) -> np.ndarray:
+    """Each pixel's distance (pixels) to the nearest side of an h x w view."""
+    yy = np.minimum(np.arange(h), np.arange(h)[::-1])[:, None]
+    xx = np.minimum(np.arange(w), np.arange(w)[::-1])[None, :]
+    return np.minimum(yy, xx)
+
+
+def _without_table_rows(skin: np.ndarray, start: int, stop: int, share: float) -> np.ndarray:
+    """The skin mask without the rows (columns) along each side, ``start`` to ``stop`` pixels in, that are skin
+    over ``share`` of the side's length, from the side inwards until the first row that is not: a skin-coloured
+    table seen along the edge where the pose is a little off. An arm crossing a side covers less of it, and
+    what it covers beyond ``stop`` stays."""
+    out = skin.copy()
+    h, w = skin.shape
+    stop = min(stop, h // 2, w // 2)
+    for side in (out, out[::-1], out.T, out.T[::-1]):  # views: top, bottom, left, right
+        for k in range(start, stop):
+            if np.count_nonzero(side[k]) < share * side.shape[1]:
+                break
+            side[k] = 0
+    return out
 
 
 @dataclass
@@ -204,28 +238,19 @@ class Settler:
         changed = st.read_view is None or st.read_view.shape != grey.shape or \
             int((cv2.absdiff(grey, st.read_view) > c.motion_level).sum()) * mm2 > c.motion_mm2
 
-        # hand: new skin-coloured blob (colours first balanced against the printed art: warm light is not skin)
-        skin = skin_mask(self.balanced(board, view_bgr))
-        if st.reference is not None and st.reference.shape == view_bgr.shape:
-            new = cv2.absdiff(grey, st.ref_grey) > c.skin_change_level
-            skin = skin & (new.astype(np.uint8) * 255) & cv2.bitwise_not(st.ref_skin)
-        art = self.art_skin.get(board)
-        if art is not None and art.shape == skin.shape:
-            skin = skin & cv2.bitwise_not(art)
-        margin = max(1, int(round(c.edge_mm * c.px_per_mm)))
-        hands = [a * mm2 for a, edge in blobs(skin, margin=margin) if (edge and a * mm2 >= c.hand_mm2) or
-                 (st.reference is not None and a * mm2 >= c.hand_inside_mm2)]
+        hands = self._skin_hands(board, st, view_bgr, grey)
         warnings: list[str] = []
         if hands:
             # a small one that stays exactly as it is for ``hand_accept_s`` is a piece lying across the edge
             # (a beaver token at the corner before the board was ever read), not fingers: hands move
             big = max(hands)
             same = st.hand_mm2 is not None and abs(big - st.hand_mm2) <= 0.15 * st.hand_mm2
-            if not same or st.hand_since is None:  # pieces may move elsewhere on the board meanwhile
+            large = big > c.hand_accept_mm2  # arm-sized: only a view lying exactly still for long is the table
+            if not same or st.hand_since is None or (large and moving):  # pieces may move elsewhere meanwhile
                 st.hand_since = t
             st.hand_mm2 = big
-            wait = c.piece_accept_s if big <= c.piece_mm2 else c.hand_accept_s
-            if big > c.hand_accept_mm2 or t - st.hand_since < wait:
+            wait = c.piece_accept_s if big <= c.piece_mm2 else c.skin_accept_s if large else c.hand_accept_s
+            if t - st.hand_since < wait:
                 st.foreign_since = None
                 return BoardSettle(board, False, HAND, still, changed, blob_mm2=big)
             warnings.append(f"something skin-coloured ({big:.0f} mm²) has lain still at the edge of {board} for "
@@ -263,6 +288,68 @@ class Settler:
         if moving or still < c.still_s:
             return BoardSettle(board, False, MOTION, still, changed, warnings)
         return BoardSettle(board, True, None, still, changed, warnings)
+
+    def _skin_hands(self, board: str, st: _State, view_bgr: np.ndarray, grey: np.ndarray) -> list[float]:
+        """Areas (mm²) of the skin-coloured blobs that are hands: new skin (colours first balanced against the
+        printed art: warm light is not skin) that is not the art's own, reaching in across the board's border, or
+        very large anywhere once the board has a settled view. Static skin-coloured background is left out: the
+        art's skin-coloured parts; after a read, all that was there at the read; rows along a side that are mostly
+        skin (a cloth or wooden table showing where the pose is a little off); blobs that do not cross the border
+        (a wooden piece near the edge) or stay within ``hand_reach_mm`` of it; blobs spanning the view from side
+        to side both ways (a skin-toned print around the board's spaces)."""
+        import cv2
+
+        c = self.config
+        mm2 = 1.0 / (c.px_per_mm * c.px_per_mm)
+        skin = skin_mask(self.balanced(board, view_bgr))
+        art = self.art_skin.get(board)
+        if art is not None and art.shape == skin.shape:
+            skin = skin & cv2.bitwise_not(art)
+        read = st.reference is not None and st.reference.shape == view_bgr.shape
+        link = skin  # what links a blob to the border: skin now, new or not, and after a read anything changed
+        if read:
+            new = (cv2.absdiff(grey, st.ref_grey) > c.skin_change_level).astype(np.uint8) * 255
+            link = skin | new  # (a sleeve, an arm over a skin-coloured table in the band)
+            skin = skin & new & cv2.bitwise_not(st.ref_skin)
+        h, w = skin.shape
+        margin = max(1, int(round(c.edge_mm * c.px_per_mm)))
+        if h <= 2 * margin + 2 or w <= 2 * margin + 2:
+            return []
+        if cv2.countNonZero(skin) * mm2 < c.hand_mm2:
+            return []
+        k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+        table = int(round(c.table_mm * c.px_per_mm))
+        core = cv2.morphologyEx(_without_table_rows(skin, margin, table, c.table_share), cv2.MORPH_OPEN, k)
+        core[:margin] = 0
+        core[-margin:] = 0
+        core[:, :margin] = 0
+        core[:, -margin:] = 0
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+        depth = _border_distance(h, w)
+        reach = c.hand_reach_mm * c.px_per_mm
+        out, edge = [], []
+        for i in range(1, n):
+            area = float(stats[i, 4]) * mm2
+            if area < c.hand_mm2:
+                continue
+            if read and area >= c.hand_inside_mm2:
+                out.append(area)
+                continue
+            bx, by, bbw, bbh = stats[i, :4]
+            if bbw >= c.frame_span * (w - 2 * margin) and bbh >= c.frame_span * (h - 2 * margin):
+                continue  # from side to side both ways: the board's own print (a frame, a lattice), not an arm
+            sub = lab[by:by + bbh, bx:bx + bbw] == i
+            if depth[by:by + bbh, bx:bx + bbw][sub].max() >= reach:
+                edge.append((area, bx, by, sub))
+        if edge:  # does it cross the border: linked to the outermost pixels?
+            whole = cv2.morphologyEx(link, cv2.MORPH_OPEN, k)
+            _, lab_whole, st_whole, _ = cv2.connectedComponentsWithStats(whole, connectivity=8)
+            x, y, bw, bh = st_whole[:, 0], st_whole[:, 1], st_whole[:, 2], st_whole[:, 3]
+            crossing = (x == 0) | (y == 0) | (x + bw >= w) | (y + bh >= h)
+            for area, bx, by, sub in edge:
+                if crossing[lab_whole[by:by + sub.shape[0], bx:bx + sub.shape[1]][sub]].any():
+                    out.append(area)
+        return out
 
     def _arm_mm2(self, st: _State, grey: np.ndarray) -> float:
         """Area (mm²) of the largest region changed since the last settled view that reaches in from the edge."""
