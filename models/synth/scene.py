@@ -160,7 +160,8 @@ def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: t
 
     ``look`` (optional, a ``models.synth.families.Look``): the table's families: board art, piece shapes,
     materials, lights, light colour and falloff, camera, table top and clutter come from it instead of the classic
-    draws. Clutter is drawn off the boards when ``effects_on`` is off (a recording), anywhere otherwise."""
+    draws. Its clutter lies off the boards (the classic distractors may lie on one); with ``effects_on`` off (a
+    recording) the same clutter in every frame."""
     import cv2
 
     W, H = size
@@ -269,13 +270,14 @@ def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: t
     table_box = (target[0] - 900, target[1] - 700, target[0] + 900, target[1] + 700)
     project = lambda P: _project_ideal(cam, shift, P)
     shadow_off = -main_light / max(main_light[2], 0.2)
+    off_boards = lambda x, y, r: _on_a_board(boards, x, y, r)  # clutter lies beside the boards: no label says what it hides
     if look is not None:
         info["look"] = look.to_json()
-        if not effects_on and look.table["clutter"]:  # a recording: the same clutter in every frame, off the boards
+        if not effects_on and look.table["clutter"]:  # a recording: the same clutter in every frame
             info["distractors"] = fx.clutter(ideal, np.random.default_rng([look.seed, 0xC1]), project, table_box, shadow_off,
-                                             look.table["clutter"], avoid=lambda x, y, r: _on_a_board(boards, x, y, r))
+                                             look.table["clutter"], avoid=off_boards)
     if effects_on and look is not None:
-        info["distractors"] = fx.clutter(ideal, rng, project, table_box, shadow_off, look.table["clutter"])
+        info["distractors"] = fx.clutter(ideal, rng, project, table_box, shadow_off, look.table["clutter"], avoid=off_boards)
         ideal = fx.apply_multiplier(ideal, fx.light_multiplier(look.light, rng, (IH, IW)))
         varnish = 1 if look.families["art"] == "lacquer" else 0
         info["glare"] = fx.glare(ideal, rng, board_mask, int(rng.choice([0, 0, 1, 1, 2])) + varnish)
