@@ -161,3 +161,29 @@ def test_counted_over_a_rendered_games_saved_looks(tmp_path):
     assert rel.checked() >= 2 * per_look - 40
     assert rel.checked() - rel.correct() == 1
     assert rel.checked("lake") - rel.correct("lake") == 1
+
+
+def test_a_kind_refined_by_what_it_read_weighs_once_it_has_enough_readings():
+    """Beaver piles counted badly on a table whose other piles read well: a reading that says beavers is weighed
+    by the beaver piles' counts, once there are enough of them; an empty pile by the kind's."""
+    kinds = region_kinds([lay.resolve("wendake-village-1")])
+    beaver, corn = "wendake-village-1/resource.beavers", "wendake-village-1/resource.corn"
+    rel = Reliability()
+    for _ in range(900):
+        rel.add_reading(kinds, corn, (("corn:none", 3),), 0.8, True)
+    for i in range(60):
+        rel.add_reading(kinds, beaver, (("beaver:none", 4),), 0.8, i % 2 == 0)
+    assert rel.kind_for(kinds, beaver, (("beaver:none", 4),)) == "resource_space"  # 60 beaver readings: too few
+    for i in range(60):
+        rel.add_reading(kinds, beaver, (("beaver:none", 4),), 0.8, i % 2 == 0)
+    assert rel.kind_for(kinds, beaver, (("beaver:none", 4),)) == "resource_space:beaver"
+    assert rel.kind_for(kinds, beaver, ()) == "resource_space"
+    obs = Observation(1, 0.5, {beaver: Reading((("beaver:none", 4),), 0.8), corn: Reading((("corn:none", 3),), 0.8)})
+    out = rel.apply(obs, kinds)
+    assert out.readings[beaver].confidence < 0.6 and out.readings[corn].confidence == 0.8
+    assert rel.checked() == 1020  # a refinement counts its readings again, not in the total
+    # a table's own counts for the kind replace the base's refinements of it that the table does not give
+    own = Reliability()
+    for _ in range(300):
+        own.add("resource_space", 0.8, True)
+    assert "resource_space:beaver" not in rel.overridden_by(own).counts

@@ -3,7 +3,9 @@ confidences made that probability.
 
 Owns ``Reliability`` (its counts, its fit, its JSON file ``tablewatch.reliability/1``) and ``region_kinds`` (the
 region kind of every reading key, from the layouts alone: vision knows no game). The counts are (region kind, raw
-confidence bin, checked, correct); they come from ``tablewatch eval reliability`` over rendered games (the base
+confidence bin, checked, correct), each reading counted under its region kind and under that kind refined by what
+it read (``reading_kinds``: ``resource_space:beaver``, ``territory:empty``), which weighs it once it has
+``MIN_READ_AS_CHECKED`` readings; they come from ``tablewatch eval reliability`` over rendered games (the base
 one, ``models/weights/reliability.json``) and from adapt over a table's own harvested looks (a table profile's
 ``adapted/reliability.json``, which overrides the base one for each kind where it has ``MIN_OWN_CHECKED``
 readings).
@@ -13,7 +15,8 @@ worth) and the kind's share toward the share over all kinds (``KIND_PRIOR``), so
 readings does not swing; then made non-decreasing in the raw confidence over the bins with readings (pooled
 adjacent violators: a reading vision is surer of is never less reliable); a bin with none lies on the line between
 its neighbours with readings (beyond them: the kind's share, kept monotone). ``apply`` sets each reading's confidence to that probability where it
-is lower than the raw one: it never raises a confidence (the counts come from other tables than the one being
+is lower than the raw one (by ``LOWER_MARGIN`` at least: a tile face read at 1.0 whose kind reads right 99.9 % of
+the time keeps its 1.0): it never raises a confidence (the counts come from other tables than the one being
 read; a kind the counts do not know keeps its raw confidence). A resource count at the bound
 (``COUNT_BOUND_CONFIDENCE``: a lower bound, not a count) is neither counted nor changed. docs/tracker.md (Doubt)
 tells how the tracker uses it.
@@ -40,6 +43,8 @@ EDGES = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.
 BIN_PRIOR = 20.0  # readings' worth of the kind's share in each bin's share
 KIND_PRIOR = 50.0  # readings' worth of the share over all kinds in a kind's share
 MIN_OWN_CHECKED = 200  # a table's own counts replace the base ones for a kind with at least this many readings
+LOWER_MARGIN = 0.01  # a confidence is lowered only where its reliability lies at least this far below it
+MIN_READ_AS_CHECKED = 100  # readings a kind refined by what was read needs before it is used instead of the kind
 
 
 def bin_of(confidence: float) -> int:
@@ -66,6 +71,26 @@ def kind_of(kinds: dict[str, str], key: str) -> str | None:
     return kinds.get(f"{board}/{region}")
 
 
+def read_as(value) -> str | None:
+    """What a piece count reads, for the refined kinds: ``empty``, the one piece class it holds (``beaver``,
+    ``warrior_standing``), or ``mixed``; None for a tile face."""
+    if not isinstance(value, tuple):
+        return None
+    classes = {k.split(":", 1)[0] for k, _ in value}
+    return "empty" if not classes else classes.pop() if len(classes) == 1 else "mixed"
+
+
+def reading_kinds(kinds: dict[str, str], key: str, value) -> tuple[str, ...]:
+    """The kinds a reading counts under: its region kind, and that kind refined by what it reads
+    (``"resource_space:beaver"``: a kind of region can read one piece class far worse than another); () for a
+    region no layout has."""
+    kind = kind_of(kinds, key)
+    if kind is None:
+        return ()
+    what = read_as(value)
+    return (kind,) if what is None else (kind, f"{kind}:{what}")
+
+
 @dataclass
 class Reliability:
     """Counts per region kind and raw confidence bin: {kind: [[checked, correct] per bin of ``EDGES``]}."""
@@ -75,6 +100,11 @@ class Reliability:
     _fit: dict | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------------------------------------ counting
+
+    def add_reading(self, kinds: dict[str, str], key: str, value, confidence: float, correct: bool) -> None:
+        """Count one reading at ``key`` that read ``value`` under each of its ``reading_kinds``."""
+        for kind in reading_kinds(kinds, key, value):
+            self.add(kind, confidence, correct)
 
     def add(self, kind: str, confidence: float, correct: bool, n: int = 1) -> None:
         """Count ``n`` readings of ``kind`` at raw ``confidence``, right or not."""
@@ -87,12 +117,14 @@ class Reliability:
         self._fit = None
 
     def checked(self, kind: str | None = None) -> int:
-        kinds = [kind] if kind is not None else list(self.counts)
-        return sum(b[0] for k in kinds for b in self.counts.get(k, ()))
+        """Readings counted of ``kind``, or of every region kind (refinements, which count them again, aside)."""
+        return sum(b[0] for k in self._kinds(kind) for b in self.counts.get(k, ()))
 
     def correct(self, kind: str | None = None) -> int:
-        kinds = [kind] if kind is not None else list(self.counts)
-        return sum(b[1] for k in kinds for b in self.counts.get(k, ()))
+        return sum(b[1] for k in self._kinds(kind) for b in self.counts.get(k, ()))
+
+    def _kinds(self, kind: str | None) -> list[str]:
+        return [kind] if kind is not None else [k for k in self.counts if ":" not in k]
 
     # ------------------------------------------------------------------------------------------ the fit
 
@@ -115,16 +147,26 @@ class Reliability:
         if not counted(confidence):
             return confidence
         p = self.probability(kind, confidence)
-        return confidence if p is None or p >= confidence else round(p, 4)
+        return confidence if p is None or p > confidence - LOWER_MARGIN else round(p, 4)
+
+    def kind_for(self, kinds: dict[str, str], key: str, value) -> str | None:
+        """The kind whose counts weigh a reading: refined by what it read where that has ``MIN_READ_AS_CHECKED``
+        readings, else its region kind."""
+        found = reading_kinds(kinds, key, value)
+        for kind in found[::-1]:
+            if self.checked(kind) >= (MIN_READ_AS_CHECKED if ":" in kind else 1):
+                return kind
+        return found[0] if found else None
 
     def apply(self, obs: Observation, kinds: dict[str, str]) -> Observation:
-        """``obs`` with every reading's confidence made its measured reliability (``confidence``); a tile face's
-        runner-up margins shrink in the same ratio. ``kinds``: ``region_kinds`` of the boards read."""
+        """``obs`` with every reading's confidence made its measured reliability (``confidence``, under
+        ``kind_for``); a tile face's runner-up margins shrink in the same ratio. ``kinds``: ``region_kinds`` of the
+        boards read."""
         if not self.counts:
             return obs
         out, changed = {}, False
         for key, r in obs.readings.items():
-            c = self.confidence(kind_of(kinds, key), r.confidence)
+            c = self.confidence(self.kind_for(kinds, key, r.value), r.confidence)
             if c != r.confidence:
                 ratio = c / r.confidence if r.confidence > 0 else 0.0
                 r = replace(r, confidence=c, others=tuple((v, round(m * ratio, 4)) for v, m in r.others))
@@ -138,7 +180,9 @@ class Reliability:
         """These counts with ``own``'s (a table profile's) in their place for every kind where ``own`` has at least
         ``min_checked`` readings."""
         taken = sorted(k for k in own.counts if own.checked(k) >= min_checked)
-        counts = {k: [list(b) for b in v] for k, v in self.counts.items()}
+        # a kind taken from the table drops the base's refinements of it that the table does not give too
+        counts = {k: [list(b) for b in v] for k, v in self.counts.items()
+                  if k.partition(":")[0] not in taken or k in taken}
         counts.update({k: [list(b) for b in own.counts[k]] for k in taken})
         source = self.source if not taken else f"{self.source or 'base'}; this table's own for {', '.join(taken)}"
         return Reliability(counts, source)
@@ -184,7 +228,10 @@ class Reliability:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".part")
-        tmp.write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+        d = self.to_json()
+        kinds = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in d["by_kind"].items())
+        tmp.write_text(f'{{"format": {json.dumps(d["format"])}, "source": {json.dumps(d["source"])},\n "by_kind": {{\n'
+                       f"{kinds}\n }}\n}}\n", encoding="utf-8")  # one line a kind
         os.replace(tmp, path)
 
 

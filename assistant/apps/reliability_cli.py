@@ -5,7 +5,8 @@ kind right at each raw confidence, over rendered games, and store it as the base
 Each game's saved looks (``looks.jsonl``, from a full ``tablewatch e2e`` replay) are compared with its truth
 (``truth.json``) as ``tablewatch replay DIR --readings`` compares them (``assistant.apps.replay.look_checks``);
 region kinds come from the game's layouts. ``add_parser`` registers the command, ``main(argv)`` runs it alone
-(``python -m assistant.apps.reliability_cli``).
+(``python -m assistant.apps.reliability_cli``). It loads the camera side (numpy) at import: a command module in
+``assistant.apps.cli.COMMAND_MODULES`` must import ``assistant.apps.replay`` inside ``run`` instead.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import json
 import sys
 from pathlib import Path
 
+from assistant.apps.replay import look_checks, read_session_file
 from assistant.errors import UserError
 from calibration import layout as lay
-from vision.reliability import BASE_PATH, EDGES, Reliability, kind_of, region_kinds
+from vision.reliability import BASE_PATH, EDGES, MIN_READ_AS_CHECKED, Reliability, kind_of, region_kinds
 
 
 def add_parser(subparsers) -> None:
@@ -54,8 +56,6 @@ def game_folders(paths) -> list[Path]:
 
 def measure(folders, progress=None):
     """The reliability counted over ``folders`` (``vision.reliability.Reliability``)."""
-    from assistant.apps.replay import look_checks, read_session_file  # numpy and the camera side: not for --help
-
     rel = Reliability()
     kinds_of_layouts: dict[tuple, dict] = {}
     for f in folders:
@@ -64,10 +64,9 @@ def measure(folders, progress=None):
             kinds_of_layouts[names] = region_kinds([lay.resolve(n) for n in names])
         kinds = kinds_of_layouts[names]
         n = 0
-        for key, conf, ok in look_checks(f):
-            kind = kind_of(kinds, key)
-            if kind is not None:
-                rel.add(kind, conf, ok)
+        for key, value, conf, ok in look_checks(f):
+            if kind_of(kinds, key) is not None:
+                rel.add_reading(kinds, key, value, conf, ok)
                 n += 1
         if progress:
             progress(f, n)
@@ -86,7 +85,7 @@ def run(args) -> int:
     else:
         fit = rel.fitted()
         print(f"{rel.checked()} readings over {len(folders)} games, {rel.checked() - rel.correct()} wrong")
-        for k in sorted(rel.counts):
+        for k in sorted(k for k in rel.counts if ":" not in k or rel.checked(k) >= MIN_READ_AS_CHECKED):
             n, ok = rel.checked(k), rel.correct(k)
             low = [f"{EDGES[i]:.2f}+ {fit[k][i]:.3f} ({b[0]})" for i, b in enumerate(rel.counts[k]) if b[0] and fit[k][i] < (EDGES[i] + EDGES[i + 1]) / 2]
             print(f"  {k:18s} {n:8d} checked  {1000 * (n - ok) / n:7.2f} wrong per 1,000"

@@ -427,9 +427,9 @@ def _truth_states(folder: Path):
     return meta, truth, out
 
 
-def look_checks(folder) -> list[tuple[str, float, bool]]:
+def look_checks(folder) -> list[tuple[str, object, float, bool]]:
     """Each reading of a rendered game's saved looks (``LOOKS_FILE``) against the truth, as ``reading_report``
-    compares them: (reading key, raw confidence, right?). A look belongs to the step whose frames hold it
+    compares them: (reading key, value read, raw confidence, right?). A look belongs to the step whose frames hold it
     (``_truth_states``); looks at an injected illegal change, and readings at keys the truth does not know, are
     left out. What ``tablewatch eval reliability`` counts."""
     import bisect
@@ -452,7 +452,7 @@ def look_checks(folder) -> list[tuple[str, float, bool]]:
         exp, stacks, colours = truths[j]
         for key, r in obs.readings.items():
             if key in exp:
-                out.append((key, r.confidence, reading_agrees(key, r.value, exp[key], stacks, colours)))
+                out.append((key, r.value, r.confidence, reading_agrees(key, r.value, exp[key], stacks, colours)))
     return out
 
 
@@ -465,8 +465,9 @@ def reading_report(folder, detector=None, max_examples: int = 25) -> dict:
     read** (no reading of that region yet in the game). Hands aside: a step's settled frame has no hand over the
     table (``_truth_states``), so a region not read there is the camera's miss, and the hand frames before it are
     not checked. Regions no camera can see are neither and are not checked (``unseen``): a region never read all
-    game while its board was read (out of the picture, under another board), and a disk under other disks
-    (``score_reading_agrees`` counts only the top one). A tile face the reader cannot name is a miss. Returns
+    game while its board was read (out of the picture, under another board; also a key no camera reading gives,
+    such as a village's progress set, which the game derives from its progress spaces), and a disk under other
+    disks (``score_reading_agrees`` counts only the top one). A tile face the reader cannot name is a miss. Returns
     counts per board kind and the most frequent wrong readings."""
     from collections import Counter
 
