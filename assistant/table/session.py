@@ -17,6 +17,8 @@ makes itself (``Game.referee``: Wendake's solo Ghost), and gives its part of the
     s.undo(); s.correct([move_json, ...]); s.confirm(1)
     s.events_since(seq, timeout=15.0)     # -> [event dict, ...] with seq > given seq (blocks until some or timeout)
     s = GameSession.resume("games.sqlite")  # latest game, exactly the state it had
+    s.check_setup = True                  # a camera feeds it: the game's first look gives a SetupCheck
+                                          # (assistant.table.setup_check; s.setup_check keeps it)
 
 Snapshot JSON (``format: "tablewatch.snapshot/1"``; stable, the web page codes against it). The session gives
 ``format``, ``game_id``, ``seq``, ``game``, ``alerts``, ``confirmation``, the moves' ``seq``, ``finished`` and
