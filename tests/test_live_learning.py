@@ -102,3 +102,17 @@ def test_a_failed_adapt_says_why_and_the_tablet_sees_it(tmp_path):
     assert runner.start().startswith("learning your table from 1 looks")
     assert runner.wait(30) == (False, "too few looks: play a game")
     assert prof.status()["state"] == "failed" and prof.status()["text"] == "too few looks: play a game"
+
+
+def test_a_replay_harvests_into_a_profile_and_reads_with_it(recording, tmp_path):
+    from assistant.apps.replay import replay_folder
+
+    prof = open_profile(tmp_path, "t")
+    res = replay_folder(recording, harvest_to=prof)
+    looks = list_looks(prof.looks_dir)
+    assert res["harvest"]["setup"] == 1 and len(looks) == res["harvest"]["setup"] + res["harvest"]["explained"] >= 2
+    assert [e["kind"] for e in res["events"]].count("SetupCheck") == 1
+    first = looks[0]
+    assert first.source == "setup" and first.meta["moves"] == 0 and len(first.meta["boards"]) == 6
+    again = replay_folder(recording, profile=prof)  # a profile never adapted reads as none
+    assert again["moves"] == res["moves"] and "harvest" not in again
