@@ -3,7 +3,8 @@
 ``adapt``: the profile's harvested looks are split (``looks.split``: every 4th look held out); the others give
 the labels (the rules' values) for the detector's table head, the counter's recalibration and the gallery
 crops, fitted from the base models' outputs; the held-out looks are then read with the current weights (the
-profile's adaptation in use, or none) and with the new ones, through the observer's own reading code. The new
+profile's adaptation in use, or none) and with the new ones, through the observer's own reading code; the
+owner's tile crops are left out of the new ones when the held-out tile faces read worse with them. The new
 adaptation is swapped in only when it misreads fewer held-out regions: the one in use moves to
 ``adapted.prev/``. ``adapted/card.json`` gives the figures, ``adapted/reliability.json`` the held-out right and
 wrong counts per region kind and raw-confidence bin after adapting.
@@ -25,7 +26,7 @@ import numpy as np
 
 from assistant.errors import UserError
 from models.adapt import counter_head, detector_head, galleries
-from models.adapt.looks import Look, load_looks, split
+from models.adapt.looks import TILE_KIND, Look, load_looks, split
 from models.adapt.views import Figures, figures, observer_for, read_looks, reliability
 from vision.detect import decode
 from vision.observe import ADAPTED_CARD, COUNTER_HEAD, DETECTOR_HEAD, TILE_ADDITIONS, TOKEN_ADDITIONS
@@ -98,6 +99,10 @@ def write_candidate(folder: Path, samples: dict, ob) -> dict:
     return fitted
 
 
+def _wrong(f: Figures, kind: str) -> int:
+    return f.by_kind.get(kind, [0, 0])[1]
+
+
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f} %"
 
@@ -135,6 +140,10 @@ def adapt(profile, progress: Progress | None = None, threads: int = 2) -> dict:
     current = profile.adapted_dir if (profile.adapted_dir / ADAPTED_CARD).is_file() else None
     before = figures(held, read_looks(observer_for(looks, current, profile.name, threads), held, _phase(progress, 2)))
     after = figures(held, read_looks(observer_for(looks, new_dir, profile.name, threads), held, _phase(progress, 3)))
+    if (new_dir / TILE_ADDITIONS).is_file() and _wrong(after, TILE_KIND) > _wrong(before, TILE_KIND):
+        (new_dir / TILE_ADDITIONS).unlink()  # the owner's slot crops read the tile faces worse: left out
+        fitted["tiles"]["kept"] = False
+        after = figures(held, read_looks(observer_for(looks, new_dir, profile.name, threads), held))
     made = datetime.now(timezone.utc).isoformat(timespec="seconds")
     doc = card(len(looks), len(held) if held is not learn else 0, before, after, fitted, made)
     swapped = after.misread < before.misread
