@@ -187,3 +187,15 @@ def test_a_kind_refined_by_what_it_read_weighs_once_it_has_enough_readings():
     for _ in range(300):
         own.add("resource_space", 0.8, True)
     assert "resource_space:beaver" not in rel.overridden_by(own).counts
+
+
+def test_the_pipeline_says_a_broken_table_file_and_reads_on_with_the_base(tmp_path):
+    from vision.pipeline import Pipeline
+
+    profile = TableProfile(tmp_path / "t")
+    profile.adapted_dir.mkdir(parents=True)
+    (profile.adapted_dir / FILE_NAME).write_text("{bad")
+    said = []
+    pipe = Pipeline(None, [lay.resolve("wendake-village-1")], None, profile=profile, on_message=lambda lv, t: said.append((lv, t)))
+    assert [lv for lv, _ in said] == ["warning"] and FILE_NAME in said[0][1] and "\n" not in said[0][1]
+    assert pipe.reliability.counts == for_profile(None).counts
