@@ -17,6 +17,7 @@ from assistant.wendake import rules
 from assistant.wendake.generate import play_random_game
 from assistant.wendake.observer import expected_readings
 from calibration import layout as lay
+from vision.pipeline import Pipeline
 from vision.reliability import (
     BIN_PRIOR,
     EDGES,
@@ -190,8 +191,6 @@ def test_a_kind_refined_by_what_it_read_weighs_once_it_has_enough_readings():
 
 
 def test_the_pipeline_says_a_broken_table_file_and_reads_on_with_the_base(tmp_path):
-    from vision.pipeline import Pipeline
-
     profile = TableProfile(tmp_path / "t")
     profile.adapted_dir.mkdir(parents=True)
     (profile.adapted_dir / FILE_NAME).write_text("{bad")
