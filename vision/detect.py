@@ -233,12 +233,15 @@ class TableHead:
     @staticmethod
     def _map(w: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
         """w (o, i) and b (o) applied to every cell of x (1, i, h, w)."""
-        return (np.einsum("oi,nihw->nohw", w, x, optimize=True) + b[None, :, None, None]).astype(np.float32)
+        n, i, h, wd = x.shape
+        y = w @ np.asarray(x, np.float32).reshape(i, -1) if n == 1 else np.einsum("oi,nihw->nohw", w, x)
+        return (y.reshape(n, -1, h, wd) + b[None, :, None, None]).astype(np.float32, copy=False)
 
     def apply(self, out: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """The net's outputs (``heat`` probabilities, ``colour`` / ``side`` logits) with the map applied."""
         res = dict(out)
-        res["heat"] = 1.0 / (1.0 + np.exp(-self._map(self.heat_w, self.heat_b, logit(out["heat"]))))
+        z = self._map(self.heat_w, self.heat_b, logit(out["heat"]))
+        res["heat"] = 1.0 / (1.0 + np.exp(-z, out=z))
         res["colour"] = self._map(self.colour_w, self.colour_b, np.asarray(out["colour"], np.float32))
         res["side"] = self._map(self.side_w, self.side_b, np.asarray(out["side"], np.float32))
         return res
