@@ -1,9 +1,9 @@
 """Settle on a skin-coloured table (issue 34): a board lying on a pink-red cloth, a tan wooden table or a
 skin-toned cloth, seen with the table along two sides (the pose a little off) and a brown beaver pile 8 mm from
 its edge (e2e game 4p s3, village 1), is read from the first still frame, and a hand drawn by the scene
-generator over the same board is still a hand, on the first frame and after a read. A board whose own colour
-is skin-toned while its printed art is not, and a large skin-coloured area that never moves, do not hold a board
-back for a whole game."""
+generator over the same board is still a hand, on the first frame and after a read. A board printed in wood
+tones around its spaces while the layout's art is white there, and a large skin-coloured area that never moves,
+do not hold a board back for a whole game."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ Tests, in order, each giving the reason a board is left unread:
   and are not skin-coloured in the printed art, so orange fields, red pieces or cream tiles do not trigger it.
   Static skin-coloured background is never a hand (``Settler._skin_hands``; docs/pipeline.md, "What counts as a
   hand"): a skin-coloured table showing along a side where the pose is a little off, a wooden piece near the edge
-  that does not cross it, a skin-toned print spanning the board; a larger skin-coloured area lying exactly still
+  that does not cross it, a skin-toned print around the board's spaces; a larger skin-coloured area lying exactly still
   for ``skin_accept_s`` (20 s) is read (with a warning), so nothing skin-coloured hides a board for a whole game.
   A small blob (fingers' size) that stays exactly the same for ``hand_accept_s`` (10 s; ``piece_accept_s``, 3 s,
   when it is no bigger than a game piece) is a piece lying across the edge, not a hand: the board is read (with a
@@ -59,10 +59,9 @@ class SettleConfig:
     hand_mm2: float = 400.0  # a new skin blob this big reaching in from the board's edge is a hand or fingers
     hand_inside_mm2: float = 9000.0  # a new skin blob this big is a hand even away from the edge (a tile is 3400)
     edge_mm: float = 6.0  # band along the board's edge left out of the hand test (table visible there)
-    table_mm: float = 16.0  # up to this deep, a row along a side that is mostly skin is the table showing, not a hand
-    table_share: float = 0.5  # ... "mostly": this share of the side's length (an arm covers at most ~130 mm of it)
     hand_reach_mm: float = 20.0  # a skin blob from the edge must reach this far in from the border to be a hand
-    frame_span: float = 0.9  # a skin blob spanning this share of the view's width and height is the board's print
+    # (a cloth or wooden table showing along a side where the pose is a little off does not)
+    print_holes: int = 4  # a skin blob enclosing this many spaces (each >= hand_mm2) is the board's print, not an arm
     arm_mm2: float = 4000.0  # a changed area this big reaching in from the edge is an arm, whatever its colour
     arm_close_mm: float = 14.0  # changed pixels this close together make one area (an arm's patchy difference)
     foreign_level: int = 45  # difference from the last settled view that counts as foreign
@@ -151,20 +150,14 @@ def _border_distance(h: int, w: int) -> np.ndarray:
     return np.minimum(yy, xx)
 
 
-def _without_table_rows(skin: np.ndarray, start: int, stop: int, share: float) -> np.ndarray:
-    """The skin mask without the rows (columns) along each side, ``start`` to ``stop`` pixels in, that are skin
-    over ``share`` of the side's length, from the side inwards until the first row that is not: a skin-coloured
-    table seen along the edge where the pose is a little off. An arm crossing a side covers less of it, and
-    what it covers beyond ``stop`` stays."""
-    out = skin.copy()
-    h, w = skin.shape
-    stop = min(stop, h // 2, w // 2)
-    for side in (out, out[::-1], out.T, out.T[::-1]):  # views: top, bottom, left, right
-        for k in range(start, stop):
-            if np.count_nonzero(side[k]) < share * side.shape[1]:
-                break
-            side[k] = 0
-    return out
+def _holes(mask: np.ndarray, min_px: float) -> int:
+    """How many holes of at least ``min_px`` pixels a blob (bool mask) encloses."""
+    import cv2
+
+    contours, hierarchy = cv2.findContours(mask.astype(np.uint8), cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return 0
+    return sum(1 for cnt, hier in zip(contours, hierarchy[0]) if hier[3] >= 0 and cv2.contourArea(cnt) >= min_px)
 
 
 @dataclass
@@ -293,10 +286,10 @@ class Settler:
         """Areas (mm²) of the skin-coloured blobs that are hands: new skin (colours first balanced against the
         printed art: warm light is not skin) that is not the art's own, reaching in across the board's border, or
         very large anywhere once the board has a settled view. Static skin-coloured background is left out: the
-        art's skin-coloured parts; after a read, all that was there at the read; rows along a side that are mostly
-        skin (a cloth or wooden table showing where the pose is a little off); blobs that do not cross the border
-        (a wooden piece near the edge) or stay within ``hand_reach_mm`` of it; blobs spanning the view from side
-        to side both ways (a skin-toned print around the board's spaces)."""
+        art's skin-coloured parts; after a read, all that was there at the read; blobs that do not cross the border
+        (a wooden piece near the edge) or stay within ``hand_reach_mm`` of it (a cloth or wooden table showing
+        along a side where the pose is a little off); blobs enclosing ``print_holes`` spaces or more (a
+        skin-toned print around the board's spaces)."""
         import cv2
 
         c = self.config
@@ -318,8 +311,7 @@ class Settler:
         if cv2.countNonZero(skin) * mm2 < c.hand_mm2:
             return []
         k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-        table = int(round(c.table_mm * c.px_per_mm))
-        core = cv2.morphologyEx(_without_table_rows(skin, margin, table, c.table_share), cv2.MORPH_OPEN, k)
+        core = cv2.morphologyEx(skin, cv2.MORPH_OPEN, k)
         core[:margin] = 0
         core[-margin:] = 0
         core[:, :margin] = 0
@@ -336,10 +328,9 @@ class Settler:
                 out.append(area)
                 continue
             bx, by, bbw, bbh = stats[i, :4]
-            if bbw >= c.frame_span * (w - 2 * margin) and bbh >= c.frame_span * (h - 2 * margin):
-                continue  # from side to side both ways: the board's own print (a frame, a lattice), not an arm
             sub = lab[by:by + bbh, bx:bx + bbw] == i
-            if depth[by:by + bbh, bx:bx + bbw][sub].max() >= reach:
+            if depth[by:by + bbh, bx:bx + bbw][sub].max() >= reach and \
+                    _holes(sub, c.hand_mm2 / mm2) < c.print_holes:  # a lattice around spaces is the board's print
                 edge.append((area, bx, by, sub))
         if edge:  # does it cross the border: linked to the outermost pixels?
             whole = cv2.morphologyEx(link, cv2.MORPH_OPEN, k)
