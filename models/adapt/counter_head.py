@@ -15,7 +15,7 @@ from models.adapt.fit import fit_linear
 from vision.counts import COUNT_PX_PER_MM, Counter, CountHead, count_regions, space_crop
 from vision.locate import rectify, view_matrix
 
-PULL = 0.01
+PRIOR = 5.0  # the pull towards the identity (``models.adapt.fit``): 0.01 of the mean loss at 500 crops
 
 
 def count_label(counter: Counter, region: dict, want) -> int | None:
@@ -50,5 +50,5 @@ def fit_count_head(log_probs: list, labels: list, classes: int) -> CountHead | N
     """The recalibration fitted on the samples, or None when there are none."""
     if not labels:
         return None
-    W, b = fit_linear(np.stack(log_probs), np.asarray(labels), "softmax", PULL)
+    W, b = fit_linear(np.stack(log_probs), np.asarray(labels), "softmax", PRIOR)
     return CountHead(W, b)

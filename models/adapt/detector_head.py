@@ -25,8 +25,10 @@ from vision.detect import TableHead, logit, nms_points, peaks
 
 CANDIDATE_THRESHOLD = 0.05  # peaks down to this heat stand for the expected pieces
 MIN_POSITIVES = 10  # a class with fewer labelled pieces keeps the net's own heat (its row of the map stays the identity)
-HEAT_PULL = 0.003
-ATTR_PULL = 0.003
+# the pull towards the identity (``models.adapt.fit``): for one game's labels (about 15,000 peaks, 5,000 of them
+# pieces) as strong as a pull of 0.003 against the mean loss (the first value tried; figures in docs/adapt.md)
+HEAT_PRIOR = 45.0
+ATTR_PRIOR = 15.0
 
 
 @dataclass
@@ -130,10 +132,10 @@ def fit_head(samples: HeadSamples, card: dict) -> TableHead:
     target = np.zeros_like(heat)
     pos = cls >= 0
     target[np.nonzero(pos)[0], cls[pos]] = 1.0
-    head.heat_w, head.heat_b = fit_linear(heat, target, "sigmoid", HEAT_PULL)
+    head.heat_w, head.heat_b = fit_linear(heat, target, "sigmoid", HEAT_PRIOR)
     for c in np.nonzero(target.sum(0) < MIN_POSITIVES)[0]:  # e.g. canoes, which lie only in lakes (piles: no labels)
         head.heat_w[c], head.heat_b[c] = np.eye(len(head.heat_b), dtype=np.float32)[c], 0.0
     if pos.sum() >= 2:
-        head.colour_w, head.colour_b = fit_linear(np.stack(samples.colour)[pos], np.asarray(samples.col)[pos], "softmax", ATTR_PULL)
-        head.side_w, head.side_b = fit_linear(np.stack(samples.side)[pos], np.asarray(samples.sid)[pos], "softmax", ATTR_PULL)
+        head.colour_w, head.colour_b = fit_linear(np.stack(samples.colour)[pos], np.asarray(samples.col)[pos], "softmax", ATTR_PRIOR)
+        head.side_w, head.side_b = fit_linear(np.stack(samples.side)[pos], np.asarray(samples.sid)[pos], "softmax", ATTR_PRIOR)
     return head

@@ -1,8 +1,11 @@
 """Fitting small linear maps in numpy: ``fit_linear`` (logistic or softmax regression from input logits to output
 logits, started at and held near the identity map), used by the table head and the counter recalibration.
 
-The maps start at the identity (the base net's own answer) and an L2 pull towards it (``pull``) keeps them there
-where the owner's looks say little: a few dozen labels move a bias, a few thousand a whole matrix.
+The maps start at the identity (the base net's own answer) and an L2 pull towards it keeps them there where the
+owner's looks say little: the pull is a fixed ``prior`` against the *summed* loss of the samples (a Gaussian prior
+on the map, as in a MAP fit), so a few dozen labels barely move it and a game's thousands can. (A pull against
+the mean loss would let a single look move the map as far as a whole game: with fewer than 4 looks nothing can be
+held out to catch that.)
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(1, keepdims=True)
 
 
-def fit_linear(x: np.ndarray, y: np.ndarray, loss: str, pull: float = 0.01, weights: np.ndarray | None = None,
+def fit_linear(x: np.ndarray, y: np.ndarray, loss: str, prior: float = 10.0, weights: np.ndarray | None = None,
                steps: int = STEPS, lr: float = LEARNING_RATE) -> tuple[np.ndarray, np.ndarray]:
-    """(W, b) of z = x Wᵀ + b, W (d, d) started at I and b at 0, minimising the mean loss plus ``pull`` · (|W - I|² + |b|²).
+    """(W, b) of z = x Wᵀ + b, W (d, d) started at I and b at 0, minimising the summed loss plus ``prior`` ·
+    (|W - I|² + |b|²) (scaled by the number of samples: the mean loss plus ``prior`` / n times the pull).
 
     ``loss``: "sigmoid" (``y`` (n, d) in {0, 1}: independent binary targets per output) or "softmax" (``y`` (n,)
     class indices). ``weights`` (n,) weigh the samples. Full-batch Adam, ``steps`` steps: deterministic."""
@@ -29,6 +33,7 @@ def fit_linear(x: np.ndarray, y: np.ndarray, loss: str, pull: float = 0.01, weig
     W, b = np.eye(d), np.zeros(d)
     w = np.ones(n) if weights is None else np.asarray(weights, np.float64)
     w = w / w.sum()
+    pull = prior / n
     if loss == "softmax":
         target = np.zeros((n, d))
         target[np.arange(n), np.asarray(y, int)] = 1.0
