@@ -159,6 +159,7 @@ class Pipeline:
             try:
                 self.observer = self._make_observer(layouts, camera, allow_none=True)
                 self._kinds = region_kinds(layouts)
+                self.reliability = self._load_reliability(self.profile)  # a new adaptation's own reliability too
             except UserError as exc:  # e.g. a layout whose art cannot be drawn: say it, read nothing meanwhile
                 self.observer = None
                 self.say("error", f"the boards cannot be read: {exc}", topic="layouts")

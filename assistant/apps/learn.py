@@ -375,7 +375,8 @@ class AdaptRunner:
             rc, lines = -1, lines + [f"adapt could not start ({exc.strerror or exc})"]
         card = self.profile.card()
         if rc == 0:
-            text = (card or {}).get("text") or (lines[-1] if lines else "adapted")
+            said = [ln for ln in lines if _progress_of(ln) is None]  # adapt's own last line: swapped in or kept
+            text = said[-1] if said else (card or {}).get("text") or "adapted"
             self.last = (True, text)
             self.board.update(state="done", text=text, progress=None, card=card)
         else:

@@ -56,7 +56,7 @@ Snapshot JSON (``format: "tablewatch.snapshot/1"``; stable, the web page codes a
          "player": 0, "seq": 40,
          "tablet": {"rules": ["W-LINE-2"], "message", "fix", "fix_lines": ["Put back: ..."], "boards": [...]}}
       ],                              # "tablet": the alert in the players' words (Game.alert_words)
-      "confirmation": null | {"seq": 41, "candidates": [{"index": 0, "moves": ["Ann: activates ..."], "cost": 0.0}, ...]},
+      "confirmation": null | {"seq": 41, "candidates": [{"index": 0, "moves": ["Ann: activates ..."], "cost": 0.0, "boards": ["wendake-map-4p"]}, ...]},
       "moves": [                      # the accepted move log, oldest first
         {"index": 0, "seq": 5, "year": 1, "player": 0, "name": "Ann", "text": "Ann: harvests",
          "move": {"type": "harvest"}, "scores": {"economic": 1}}   # score change per track (only non-zero)
@@ -436,7 +436,8 @@ class GameSession:
                                                       "fix": own_fix, "put_back": put_back})
             alerts.append(a)
             if isinstance(ev, NeedsConfirmation):
-                confirmation = {"seq": None, "candidates": [{"index": c["index"], "moves": c["texts"], "cost": c["cost"]}
+                confirmation = {"seq": None, "candidates": [{"index": c["index"], "moves": c["texts"], "cost": c["cost"],
+                                                             "boards": c.get("boards", [])}
                                                             for c in ev.candidates]}
         return {
             "format": FORMAT, "game_id": self.game_id, "seq": self.last_seq, "game": self.game.name, **part,
