@@ -60,7 +60,7 @@ def look_name(game: str, look: int) -> str:
 
 
 @dataclass
-class Look:
+class HarvestedLook:
     """One harvested look read back: its folder, its meta.json and its board views (BGR, loaded on demand)."""
 
     folder: Path
@@ -140,7 +140,7 @@ def _write(path: Path, data: bytes) -> None:
         os.fsync(f.fileno())
 
 
-def read_look(folder: Path) -> Look:
+def read_look(folder: Path) -> HarvestedLook:
     """A harvested look's folder read back; ValueError when its meta.json is missing or not this format."""
     folder = Path(folder)
     try:
@@ -149,10 +149,10 @@ def read_look(folder: Path) -> Look:
         raise ValueError(f"{folder} is not a harvested look ({exc})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f"{folder} is not a harvested look (format {meta.get('format') if isinstance(meta, dict) else None!r})")
-    return Look(folder, meta)
+    return HarvestedLook(folder, meta)
 
 
-def list_looks(looks_dir: Path) -> list[Look]:
+def list_looks(looks_dir: Path) -> list[HarvestedLook]:
     """Every harvested look in ``looks_dir``, oldest first (by when it was made, then by name). Looks being
     written and folders that are not looks are passed over."""
     looks_dir = Path(looks_dir)

@@ -1,8 +1,8 @@
 """Harvested looks of a table profile (``looks/<game>-<look>/``: ``meta.json`` + one rectified view per board,
-format ``tablewatch.harvest/1``, docs/adapt.md) as ``Look``s, the hold-out rule, and when a reading agrees with
+format ``tablewatch.harvest/1``, docs/adapt.md) as harvested looks (``HarvestedLook``), the hold-out rule, and when a reading agrees with
 the value the rules expect.
 
-Owns ``Look``, ``load_looks``, ``split`` (which looks are held out: deterministic, by look) and ``agrees``.
+Owns ``HarvestedLook``, ``load_looks``, ``split`` (which looks are held out: deterministic, by look) and ``agrees``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ NOT_READ = object()  # a key a reading left out (a tile's None means an empty sl
 
 
 @dataclass
-class Look:
+class HarvestedLook:
     """One harvested look: its folder, the views of its boards ({board: (BGR image, px/mm)}), the rules' values
     (``expected``), what was read then (``read``: {key: (value, confidence)}) and each key's region kind."""
 
@@ -59,7 +59,7 @@ def value_of(v):
     return v
 
 
-def load_look(folder: Path) -> Look:
+def load_look(folder: Path) -> HarvestedLook:
     """The look in ``folder``; UserError when its meta.json is missing or not a harvested look."""
     path = folder / "meta.json"
     try:
@@ -70,11 +70,11 @@ def load_look(folder: Path) -> Look:
         raise UserError(f"{path} is not a harvested look (format {FORMAT} expected): delete it or harvest it again.")
     boards = {b: (str(d["file"]), float(d["px_per_mm"])) for b, d in (meta.get("boards") or {}).items()}
     read = {k: (value_of(v[0]), float(v[1])) for k, v in (meta.get("read") or {}).items()}
-    return Look(folder.name, folder, boards, {k: value_of(v) for k, v in (meta.get("expected") or {}).items()}, read,
+    return HarvestedLook(folder.name, folder, boards, {k: value_of(v) for k, v in (meta.get("expected") or {}).items()}, read,
                 dict(meta.get("kinds") or {}), str(meta.get("source", "explained")))
 
 
-def load_looks(looks_dir: Path) -> list[Look]:
+def load_looks(looks_dir: Path) -> list[HarvestedLook]:
     """Every look under ``looks_dir``, in name order (a folder whose name starts with "." or "_", or without a
     meta.json, is being written: skipped)."""
     looks_dir = Path(looks_dir)
@@ -83,7 +83,7 @@ def load_looks(looks_dir: Path) -> list[Look]:
     return [load_look(d) for d in sorted(looks_dir.iterdir()) if d.is_dir() and d.name[:1] not in "._" and (d / "meta.json").is_file()]
 
 
-def split(looks: list[Look], every: int = HOLD_OUT_EVERY) -> tuple[list[Look], list[Look]]:
+def split(looks: list[HarvestedLook], every: int = HOLD_OUT_EVERY) -> tuple[list[HarvestedLook], list[HarvestedLook]]:
     """(looks to learn from, held-out looks): every ``every``-th look in name order is held out (the 4th, 8th,
     ...). With fewer than ``every`` looks none can be spared: both lists are all the looks (the card then says
     ``held_out`` 0: the check ran on the looks it learned from)."""

@@ -26,7 +26,7 @@ import numpy as np
 
 from assistant.errors import UserError
 from models.adapt import counter_head, detector_head, galleries
-from models.adapt.looks import TILE_KIND, Look, load_looks, split
+from models.adapt.looks import TILE_KIND, HarvestedLook, load_looks, split
 from models.adapt.views import Figures, figures, observer_for, read_looks, reliability
 from vision.detect import decode
 from vision.observe import ADAPTED_CARD, COUNTER_HEAD, DETECTOR_HEAD, TILE_ADDITIONS, TOKEN_ADDITIONS
@@ -46,7 +46,7 @@ def _phase(progress: Progress | None, k: int):
     return None if progress is None else (lambda i, n: progress(start + w * i / max(1, n), name))
 
 
-def collect(looks: list[Look], ob, progress=None) -> dict:
+def collect(looks: list[HarvestedLook], ob, progress=None) -> dict:
     """The labelled samples of ``looks`` for every part fitted, from the base models in the observer ``ob``
     (read without adaptation)."""
     det, counter, tokens = ob.detector, ob.counter, ob.tokens

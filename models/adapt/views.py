@@ -13,21 +13,21 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from calibration import layout as lay
-from models.adapt.looks import NOT_READ, Look, agrees
+from models.adapt.looks import NOT_READ, HarvestedLook, agrees
 from vision.observe import Observer
 
 # raw-confidence bins of the reliability file (``vision.reliability``): [lo, hi)
 CONFIDENCE_EDGES = (0.0, 0.2, 0.4, 0.6, 0.8, 0.9, 1.0001)
 
 
-def observer_for(looks: list[Look], adapted_dir: Path | None = None, name: str = "table", threads: int = 2) -> Observer:
+def observer_for(looks: list[HarvestedLook], adapted_dir: Path | None = None, name: str = "table", threads: int = 2) -> Observer:
     """An observer for every board of ``looks``, reading with the adaptation in ``adapted_dir`` (None: without)."""
     boards = sorted({b for lk in looks for b in lk.boards})
     profile = SimpleNamespace(adapted_dir=Path(adapted_dir), name=name) if adapted_dir is not None else None
     return Observer([lay.resolve(b) for b in boards], threads=threads, profile=profile)
 
 
-def read_looks(ob: Observer, looks: list[Look], progress=None) -> list[dict]:
+def read_looks(ob: Observer, looks: list[HarvestedLook], progress=None) -> list[dict]:
     """Each look's readings ({key: Reading}), its boards read from their stored views; ``progress(i, n)``."""
     out = []
     for i, lk in enumerate(looks):
@@ -66,7 +66,7 @@ def _bin(conf: float) -> int:
     return max(i for i, lo in enumerate(CONFIDENCE_EDGES[:-1]) if conf >= lo)
 
 
-def figures(looks: list[Look], readings: list[dict]) -> Figures:
+def figures(looks: list[HarvestedLook], readings: list[dict]) -> Figures:
     """How ``readings`` (one dict per look) agree with what the rules expect, over the boards each look holds."""
     f = Figures()
     for lk, got in zip(looks, readings):
