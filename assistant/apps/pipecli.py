@@ -3,7 +3,8 @@
 
 ``record`` saves camera frames with timestamps; ``replay`` runs the real pipeline over a frame folder into a fresh
 game and prints the recognised move log; ``e2e`` renders (or reuses) the end-to-end game set and prints the issue-5
-figures. Heavy imports stay inside the handlers.
+figures (``--family foreign --table-seed N``: games on one foreign table, docs/foreign-set.md). Heavy imports stay
+inside the handlers.
 """
 
 from __future__ import annotations
