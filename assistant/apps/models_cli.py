@@ -101,17 +101,23 @@ def add_eval_parser(subparsers) -> None:
         "eval", help="evaluate a model on a fresh held-out synthetic set",
         description="Render a fresh held-out set (new seeds; stronger light, more occlusion) and print per-class "
                     "recall / precision (8 mm), per-region accuracy after layout assignment and whole-board exact.")
-    p.add_argument("what", choices=["detector", "scores"],
+    p.add_argument("what", choices=["detector", "scores", "reliability"],
                    help="detector: recall, precision, per-region accuracy; scores: the share of detections that are real "
                         "pieces by score, on scenes of 2, 3 and 4 players in turn (--write stores it in the model's card for the "
-                        "pipeline's near misses)")
+                        "pipeline's near misses); reliability: how often each region kind reads right per confidence, over "
+                        "rendered games (--games; --write stores models/weights/reliability.json)")
     p.add_argument("--n", type=int, default=500, help="scenes (default 500)")
     p.add_argument("--seed", type=int, default=1000, help="seed of the held-out scenes; must differ from the training data seed (default 1000)")
     p.add_argument("--model", default="detector", help="detector, detector-int8 or a path to an .onnx file")
     p.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
     p.add_argument("--players", type=int, default=4, help="2, 3 or 4 players (default 4)")
     p.add_argument("--easy", action="store_true", help="no extra light / occlusion (the training distribution)")
-    p.add_argument("--write", action="store_true", help="scores: store the calibration in the model's card")
+    p.add_argument("--write", action="store_true", help="scores: store the calibration in the model's card; reliability: "
+                   "store it as the base reliability")
+    p.add_argument("--games", nargs="+", metavar="DIR", help="reliability: rendered game folders (truth.json and looks.jsonl), "
+                   "or folders of game_* folders")
+    p.add_argument("--out", help="reliability: store it at this path instead")
+    p.add_argument("--json", action="store_true", help="reliability: print the reliability file's JSON")
     p.add_argument("--counter", default="counter", help="resource counter model (default counter); 'none': count resources with the detector alone")
     p.add_argument("--progress-tiles", action="store_true", help="scenes with the bought progress tiles drawn (tablewatch synth --progress-tiles)")
     p.add_argument("--family", choices=["classic", "familiar", "foreign"], default="classic",
@@ -165,6 +171,12 @@ def run_train(args) -> int:
 
 
 def run_eval(args) -> int:
+    if args.what == "reliability":
+        if not args.games:
+            raise UserError("eval reliability needs --games DIR [DIR ...]: rendered games (tablewatch e2e --out DIR).")
+        from assistant.apps.reliability_cli import run as run_reliability
+
+        return run_reliability(args)
     _positive("n", args.n)
     _positive("workers", args.workers)
     if args.players not in (2, 3, 4):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from assistant.errors import UserError
 from assistant.table import paths
+from assistant.table.profile import open_profile
 from vision.record import record
 from vision.sources import open_source, parse_size
 
@@ -41,6 +42,10 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--readings", action="store_true", help="rendered games only (truth.json): score the camera side alone, "
                    "every emitted reading against what a perfect camera reads, no tracker")
+    p.add_argument("--data-dir", help="where table profiles live (default: $TABLEWATCH_DATA_DIR or ~/.tablewatch)")
+    p.add_argument("--table", help="read the frames with this table profile's adaptation (DATA_DIR/tables/NAME)")
+    p.add_argument("--harvest-to", metavar="NAME", help="harvest the game's labelled looks into this table profile "
+                   "(DATA_DIR/tables/NAME), for `tablewatch adapt --table NAME`")
     p.set_defaults(func=run_replay)
 
     p = sub.add_parser("e2e", help="end-to-end figures: render whole games, replay them, compare with the truth",
@@ -101,6 +106,8 @@ def _add_live(sub) -> None:
     p.add_argument("--web-threads", type=int, default=48, help="web worker threads; each open page holds one (default 48)")
     p.add_argument("--pace", action="store_true", help="play a folder source at its recorded pace (a live replay)")
     p.add_argument("--no-qr", action="store_true", help="do not print the QR code")
+    p.add_argument("--table", help="the table profile to learn into and read with (DATA_DIR/tables/NAME; default: named "
+                   "after the boards and the camera)")
     p.set_defaults(func=_run_live)
 
 
@@ -133,15 +140,19 @@ def run_replay(args) -> int:
         if args.json:
             print(json.dumps(rep, indent=1))
         else:
-            print(f"{rep['readings']} readings over {rep['steps_checked']} table states: {rep['correct_share']} correct")
+            print(f"{rep['readings']} regions checked over {rep['steps_checked']} table states: {rep['misread_per_1000']} "
+                  f"misread and {rep['never_read_per_1000']} never read per 1,000 ({rep['unseen']} no camera can see, left out)")
             for k, c in rep["per_kind"].items():
                 print(f"  {k:8s} wrong {c['wrong']:5d}  missing {c['missing']:5d}  of {c['total']}")
             for w in rep["most_wrong"]:
                 print(f"  {w['steps']:4d} x {w['key']}: expected {w['expected']}, read {w['read']}")
         return 0
     players = [p.strip() for p in args.players.split(",")] if args.players else None
+    base = paths.data_dir(args.data_dir)
     res = replay_folder(args.folder, layouts=args.layout, camera=args.camera, players=players, seed=args.seed, db=args.db,
-                        detector=args.model, quiet=args.json)
+                        detector=args.model, quiet=args.json,
+                        harvest_to=open_profile(base, args.harvest_to) if args.harvest_to else None,
+                        profile=open_profile(base, args.table) if args.table else None)
     if args.json:
         print(json.dumps({"folder": res["folder"], "moves": res["move_log"], "alerts": res["alerts"],
                           "events": [{"frame": e["frame"], "kind": e["kind"]} for e in res["events"]],
@@ -154,6 +165,8 @@ def run_replay(args) -> int:
         s = res["stats"]
         print(f"{len(res['move_log'])} moves recognised from {s['frames']} frames ({s['observations']} observations, "
               f"{s['corrupt']} corrupt frames skipped)")
+        if res.get("harvest") is not None:
+            print(f"harvested into table profile {args.harvest_to}: {res['harvest']}")
     return 0
 
 

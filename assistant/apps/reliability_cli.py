@@ -1,12 +1,12 @@
-"""``tablewatch reliability --games DIR [DIR ...] [--write]``: measure how often the camera side reads each region
+"""``tablewatch eval reliability --games DIR [DIR ...] [--write]``: measure how often the camera side reads each region
 kind right at each raw confidence, over rendered games, and store it as the base reliability
 (``vision.reliability``, ``models/weights/reliability.json``).
 
 Each game's saved looks (``looks.jsonl``, from a full ``tablewatch e2e`` replay) are compared with its truth
 (``truth.json``) as ``tablewatch replay DIR --readings`` compares them (``assistant.apps.replay.look_checks``);
 region kinds come from the game's layouts. ``add_parser`` registers the command, ``main(argv)`` runs it alone
-(``python -m assistant.apps.reliability_cli``). It loads the camera side (numpy) at import: a command module in
-``assistant.apps.cli.COMMAND_MODULES`` must import ``assistant.apps.replay`` inside ``run`` instead.
+(``python -m assistant.apps.reliability_cli``); ``tablewatch eval reliability`` (``assistant.apps.models_cli``) imports
+it when run, as it loads the camera side (numpy).
 """
 
 from __future__ import annotations
