@@ -14,7 +14,9 @@ Tests, in order, each giving the reason a board is left unread:
   Static skin-coloured background is never a hand (``Settler._skin_hands``; docs/pipeline.md, "What counts as a
   hand"): a skin-coloured table showing along a side where the pose is a little off, a wooden piece near the edge
   that does not cross it, a skin-toned print around the board's spaces; a larger skin-coloured area lying exactly still
-  for ``skin_accept_s`` (20 s) is read (with a warning), so nothing skin-coloured hides a board for a whole game.
+  for ``skin_accept_s`` (20 s) is read (with a warning), and pixels that read skin in most frames over that long
+  (``skin_static_share``) are print or table even while hands come and go over the rest of the board, so nothing
+  skin-coloured hides a board for a whole game.
   A small blob (fingers' size) that stays exactly the same for ``hand_accept_s`` (10 s; ``piece_accept_s``, 3 s,
   when it is no bigger than a game piece) is a piece lying across the edge, not a hand: the board is read (with a
   warning); without this a board never read before (no settled view to compare with) would wait for ever behind a
@@ -72,6 +74,7 @@ class SettleConfig:
     piece_accept_s: float = 3.0  # ... and after this long when it is no bigger than a game piece (``piece_mm2``)
     piece_mm2: float = 800.0  # a swap or beaver token with its shadow and blur (552 mm2 in the e2e game 3p s1002)
     skin_accept_s: float = 20.0  # a larger skin-coloured area lying exactly still this long is the table or the board
+    skin_static_share: float = 0.8  # pixels that read skin this often over ``skin_accept_s`` are the print or the table
     covered_match: float = 0.9  # view-to-last-settled correlation needed to read a board whose markers are covered
 
 
@@ -172,6 +175,9 @@ class _State:
     hand_mm2: float | None = None  # its size
     arm_since: float | None = None  # since when an arm-sized change at the edge has lain still
     read_view: np.ndarray | None = None  # grey view when the board was last read
+    skin_avg: np.ndarray | None = None  # how often each pixel read skin lately (exponential average, 0..1)
+    skin_since: float | None = None  # since when ``skin_avg`` has been kept
+    skin_t: float | None = None  # its last update
 
 
 class Settler:
@@ -231,7 +237,7 @@ class Settler:
         changed = st.read_view is None or st.read_view.shape != grey.shape or \
             int((cv2.absdiff(grey, st.read_view) > c.motion_level).sum()) * mm2 > c.motion_mm2
 
-        hands = self._skin_hands(board, st, view_bgr, grey)
+        hands = self._skin_hands(board, st, view_bgr, grey, t)
         warnings: list[str] = []
         if hands:
             # a small one that stays exactly as it is for ``hand_accept_s`` is a piece lying across the edge
@@ -282,7 +288,24 @@ class Settler:
             return BoardSettle(board, False, MOTION, still, changed, warnings)
         return BoardSettle(board, True, None, still, changed, warnings)
 
-    def _skin_hands(self, board: str, st: _State, view_bgr: np.ndarray, grey: np.ndarray) -> list[float]:
+    def _static_skin(self, st: _State, skin: np.ndarray, t: float) -> np.ndarray:
+        """The pixels that read skin in at least ``skin_static_share`` of the time over the last ``skin_accept_s``
+        or more (an exponential average with that time constant): the board's own print or the table under it,
+        however often hands come and go over the rest of the board. Empty until the average has been kept that
+        long. A hand that stays on the same pixels that long is read through, as ``skin_accept_s`` says."""
+        c = self.config
+        now = (skin > 0).astype(np.float32)
+        if st.skin_avg is None or st.skin_avg.shape != now.shape or st.skin_t is None or t < st.skin_t:
+            st.skin_avg, st.skin_since, st.skin_t = now, t, t
+        else:
+            a = 1.0 - float(np.exp(-(t - st.skin_t) / c.skin_accept_s))
+            st.skin_avg += a * (now - st.skin_avg)
+            st.skin_t = t
+        if t - st.skin_since < c.skin_accept_s:
+            return np.zeros_like(skin)
+        return (st.skin_avg >= c.skin_static_share).astype(np.uint8) * 255
+
+    def _skin_hands(self, board: str, st: _State, view_bgr: np.ndarray, grey: np.ndarray, t: float) -> list[float]:
         """Areas (mm²) of the skin-coloured blobs that are hands: new skin (colours first balanced against the
         printed art: warm light is not skin) that is not the art's own, reaching in across the board's border, or
         very large anywhere once the board has a settled view. Static skin-coloured background is left out: the
@@ -298,6 +321,7 @@ class Settler:
         art = self.art_skin.get(board)
         if art is not None and art.shape == skin.shape:
             skin = skin & cv2.bitwise_not(art)
+        skin = skin & cv2.bitwise_not(self._static_skin(st, skin, t))
         read = st.reference is not None and st.reference.shape == view_bgr.shape
         link = skin  # what links a blob to the border: skin now, new or not, and after a read anything changed
         if read:
