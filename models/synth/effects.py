@@ -216,22 +216,29 @@ def _shadow(img, pts) -> None:
     img[ya:yb, xa:xb] = (img[ya:yb, xa:xb] * (1 - m[..., None])).astype(np.uint8)
 
 
+def motion_blur(img: np.ndarray, rng) -> float:
+    """A straight motion blur 2-9 px long at a random angle, in place. Returns its length, rounded."""
+    import cv2
+
+    length = float(rng.uniform(2, 9))
+    ang = rng.uniform(0, math.pi)
+    k = int(math.ceil(length)) | 1
+    ker = np.zeros((k, k), np.float32)
+    c = k // 2
+    cv2.line(ker, (int(round(c - math.cos(ang) * length / 2)), int(round(c - math.sin(ang) * length / 2))),
+             (int(round(c + math.cos(ang) * length / 2)), int(round(c + math.sin(ang) * length / 2))), 1.0, 1, cv2.LINE_AA)
+    ker /= ker.sum()
+    img[:] = cv2.filter2D(img, -1, ker)
+    return round(length, 2)
+
+
 def camera_effects(img: np.ndarray, rng) -> dict:
     """Motion blur, defocus and sensor noise, in place. Returns what was applied."""
     import cv2
 
     info = {"motion_blur_px": 0.0, "defocus_sigma_px": 0.0, "noise_sigma": 0.0}
     if rng.random() < 0.3:
-        length = float(rng.uniform(2, 9))
-        ang = rng.uniform(0, math.pi)
-        k = int(math.ceil(length)) | 1
-        ker = np.zeros((k, k), np.float32)
-        c = k // 2
-        cv2.line(ker, (int(round(c - math.cos(ang) * length / 2)), int(round(c - math.sin(ang) * length / 2))),
-                 (int(round(c + math.cos(ang) * length / 2)), int(round(c + math.sin(ang) * length / 2))), 1.0, 1, cv2.LINE_AA)
-        ker /= ker.sum()
-        img[:] = cv2.filter2D(img, -1, ker)
-        info["motion_blur_px"] = round(length, 2)
+        info["motion_blur_px"] = motion_blur(img, rng)
     if rng.random() < 0.35:
         sigma = float(rng.uniform(0.5, 1.8))
         img[:] = cv2.GaussianBlur(img, (0, 0), sigma)
@@ -334,15 +341,7 @@ def sensor(img: np.ndarray, rng, cam: dict, noise_gain: float = 1.0, moving: boo
         shade = cv2.resize((1 - cam["shading"] * r2 / 2).astype(np.float32), (w, h))
         img[:] = np.clip(img.astype(np.float32) * shade[..., None] * np.array(cam["wb"], np.float32), 0, 255).astype(np.uint8)
     if moving and rng.random() < cam["motion_p"]:
-        length = float(rng.uniform(2, 9))
-        ang = rng.uniform(0, math.pi)
-        k = int(math.ceil(length)) | 1
-        ker = np.zeros((k, k), np.float32)
-        c = k // 2
-        cv2.line(ker, (int(round(c - math.cos(ang) * length / 2)), int(round(c - math.sin(ang) * length / 2))),
-                 (int(round(c + math.cos(ang) * length / 2)), int(round(c + math.sin(ang) * length / 2))), 1.0, 1, cv2.LINE_AA)
-        img[:] = cv2.filter2D(img, -1, ker / ker.sum())
-        info["motion_blur_px"] = round(length, 2)
+        info["motion_blur_px"] = motion_blur(img, rng)
         if cam["rolling"]:  # the rows are read one after another while the scene moves: a skew
             skew = cam["rolling"] * w * (1 if rng.random() < 0.5 else -1)
             mx = (np.arange(w, dtype=np.float32)[None, :] + skew * (np.arange(h, dtype=np.float32)[:, None] / h - 0.5))
