@@ -19,6 +19,9 @@ from collections import Counter
 from pathlib import Path
 
 from assistant.apps.replay import make_session
+from assistant.errors import UserError
+from assistant.table import paths
+from assistant.table.profile import TABLES_DIR, TableProfile, check_name
 from assistant.wendake import rules
 from calibration import layout as lay
 from models.synth import recording as R
@@ -63,7 +66,16 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--read-all", action="store_true",
                     help="read every board again at the settled frame, not only those the move changed (the first "
                          "look of a game, or after the light changed): the worst case")
+    ap.add_argument("--table", help="read with this table profile's adaptation (DATA_DIR/tables/NAME, `tablewatch adapt`)")
+    ap.add_argument("--data-dir", help="where table profiles live (default: $TABLEWATCH_DATA_DIR or ~/.tablewatch)")
     args = ap.parse_args(argv)
+    profile = None
+    if args.table:
+        profile = TableProfile(paths.data_dir(args.data_dir) / TABLES_DIR / check_name(args.table))
+        if profile.card() is None:
+            raise UserError(f"table profile {args.table} has no adaptation in {profile.adapted_dir}: run `tablewatch adapt "
+                            f"--table {args.table}` first, or leave --table out.")
+        print(f"reading with the adaptation of table profile {args.table}: {profile.card().get('text', '')}")
 
     size = parse_size(args.size)
     cv2.setNumThreads(args.threads)
@@ -80,7 +92,7 @@ def main(argv: list[str]) -> int:
     stages = {k: [] for k in ("locate", "settle", "rectify", "detect", "assign", "tracker", "total")}
     emitted = Counter()  # the events the timed settled frames emitted, by kind
     t = 0.0
-    ob = Observer(layouts, detector=args.model, camera=K, threads=args.threads)
+    ob = Observer(layouts, detector=args.model, camera=K, threads=args.threads, profile=profile)
     # A is shown long enough for every board to be read, a piece lying across a board's edge included (the
     # settler takes it for fingers until it has lain still ``piece_accept_s``); B's settled frame is timed
     a_times = (0.0, 0.4, ob.settler.config.piece_accept_s + 0.6)
