@@ -1,21 +1,20 @@
-"""Harvested looks of a table profile (``looks/<game>-<look>/``: ``meta.json`` + one rectified view per board,
-format ``tablewatch.harvest/1``, docs/adapt.md) as harvested looks (``HarvestedLook``), the hold-out rule, and when a reading agrees with
-the value the rules expect.
+"""Harvested looks of a table profile (``looks/<game>-<look>/``, format ``tablewatch.harvest/1``, written and parsed by
+``vision.harvest``; docs/adapt.md) as adapt learns from them (``HarvestedLook``: views by file, values decoded), the
+hold-out rule, and when a reading agrees with the value the rules expect.
 
 Owns ``HarvestedLook``, ``load_looks``, ``split`` (which looks are held out: deterministic, by look) and ``agrees``.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from assistant.errors import UserError
+from vision.harvest import read_look, value_from_json
 
-FORMAT = "tablewatch.harvest/1"
 HOLD_OUT_EVERY = 4  # every 4th look (in name order) is held out: a quarter of them
 PILE_KIND = "pile"  # a pile hides pieces under others: it agrees when it shows some of them and nothing else
 TILE_KIND = "tile-face"
@@ -49,29 +48,18 @@ class HarvestedLook:
         return sorted(k for k in self.expected if k.split("/", 1)[0] == board)
 
 
-def value_of(v):
-    """A reading value from its JSON: a Pieces count ([[key, n], ...] or {key: n}) as a sorted tuple of pairs,
-    a tile face (str) or None as is."""
-    if isinstance(v, dict):
-        return tuple(sorted((str(k), int(n)) for k, n in v.items() if n))
-    if isinstance(v, list):
-        return tuple(sorted((str(k), int(n)) for k, n in v if n))
-    return v
-
-
 def load_look(folder: Path) -> HarvestedLook:
-    """The look in ``folder``; UserError when its meta.json is missing or not a harvested look."""
-    path = folder / "meta.json"
+    """The look in ``folder`` (read by ``vision.harvest.read_look``); UserError when its meta.json is missing or not
+    a harvested look."""
     try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UserError(f"{path} cannot be read ({exc}): delete the look {folder.name} or harvest it again.") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise UserError(f"{path} is not a harvested look (format {FORMAT} expected): delete it or harvest it again.")
+        meta = read_look(folder).meta
+    except ValueError as exc:
+        raise UserError(f"the look {folder.name} cannot be read: {exc}; delete it or harvest it again.") from None
     boards = {b: (str(d["file"]), float(d["px_per_mm"])) for b, d in (meta.get("boards") or {}).items()}
-    read = {k: (value_of(v[0]), float(v[1])) for k, v in (meta.get("read") or {}).items()}
-    return HarvestedLook(folder.name, folder, boards, {k: value_of(v) for k, v in (meta.get("expected") or {}).items()}, read,
-                dict(meta.get("kinds") or {}), str(meta.get("source", "explained")))
+    read = {k: (value_from_json(v[0]), float(v[1])) for k, v in (meta.get("read") or {}).items()}
+    expected = {k: value_from_json(v) for k, v in (meta.get("expected") or {}).items()}
+    return HarvestedLook(folder.name, folder, boards, expected, read, dict(meta.get("kinds") or {}),
+                         str(meta.get("source", "explained")))
 
 
 def load_looks(looks_dir: Path) -> list[HarvestedLook]:
