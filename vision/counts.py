@@ -27,7 +27,7 @@ import numpy as np
 
 from assistant.errors import UserError
 from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Reading, pieces
-from vision.detect import cpu_session
+from vision.detect import cpu_session, load_adapted_arrays
 
 WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "models" / "weights"
 DEFAULT_MODEL = "counter"
@@ -85,14 +85,7 @@ class CountHead:
 
     @classmethod
     def load(cls, path) -> "CountHead":
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                if str(z["format"]) != COUNT_HEAD_FORMAT:
-                    raise ValueError(f"format {z['format']}")
-                return cls(z["w"], z["b"])
-        except (OSError, KeyError, ValueError) as exc:
-            raise UserError(f"the counter recalibration {path} cannot be read ({exc}): run `tablewatch adapt` again, "
-                            "or `tablewatch adapt --rollback`.") from None
+        return cls(*load_adapted_arrays(path, COUNT_HEAD_FORMAT, ("w", "b"), "the counter recalibration"))
 
     def apply(self, log_probs: np.ndarray) -> np.ndarray:
         """(N, classes) log-probabilities -> (N, classes) logits."""

@@ -194,6 +194,19 @@ def logit(p: np.ndarray) -> np.ndarray:
 HEAD_FORMAT = "tablewatch.table-head/1"
 
 
+def load_adapted_arrays(path, fmt: str, keys, what: str) -> list:
+    """The arrays ``keys`` of an adaptation's ``.npz`` file of format ``fmt`` (``tablewatch adapt``); a one-line
+    UserError naming ``what`` when the file cannot be read or is not that format."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if str(z["format"]) != fmt:
+                raise ValueError(f"format {z['format']}")
+            return [z[k] for k in keys]
+    except (OSError, KeyError, ValueError) as exc:
+        raise UserError(f"{what} {path} cannot be read ({exc}): run `tablewatch adapt` again, "
+                        "or `tablewatch adapt --rollback`.") from None
+
+
 class TableHead:
     """A table's 1×1 map on the detector's outputs, per cell: heat logits ``l`` (C) -> sigmoid(``heat_w`` l +
     ``heat_b``), colour logits ``c`` (K+1) -> ``colour_w`` c + ``colour_b``, side logits likewise. The identity
@@ -221,14 +234,7 @@ class TableHead:
 
     @classmethod
     def load(cls, path) -> "TableHead":
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                if str(z["format"]) != HEAD_FORMAT:
-                    raise ValueError(f"format {z['format']}")
-                return cls(*(z[k] for k in cls.KEYS))
-        except (OSError, KeyError, ValueError) as exc:
-            raise UserError(f"the table head {path} cannot be read ({exc}): run `tablewatch adapt` again, "
-                            "or `tablewatch adapt --rollback`.") from None
+        return cls(*load_adapted_arrays(path, HEAD_FORMAT, cls.KEYS, "the table head"))
 
     @staticmethod
     def _map(w: np.ndarray, b: np.ndarray, x: np.ndarray) -> np.ndarray:
