@@ -165,10 +165,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
                 events += self._accept(best)
                 if cands:
                     events.append(self.alert(NeedsConfirmation(0, cands)))
-            self._remember(items, at, best, nodes)
-            self._learn_misreadings(best, items, at)
-            if len(self.moves) > at:
-                self.looks = (self.looks + [(at, items)])[-BACKTRACK_LOOKS:]
+            if self._keep_look(items, at, best, nodes):
                 self.steady = {k: (v, c) for k, v, c in items if self.x.counted(k) and best.exp.get(k, ABSENT) == v}
             if stubborn:  # the moves are in; the places they did not touch that still disagree stay an alert
                 events += self._explain_failure(self.node(self.state, (), items, 0, base=best.base), items)
@@ -240,13 +237,20 @@ class Tracker(Line, Evidence, Search, Alternatives):
         events.append(self.alert(NeedsConfirmation(0, cands, "The camera is not sure of " + (", ".join(boards) or "the table")
                                                    + ": the table fits a legal position only if those readings are "
                                                    "wrong. Please check the board and confirm what happened.")))
-        self._remember(items, at, best, nodes)
-        self._learn_misreadings(best, items, at)
-        if len(self.moves) > at:
-            self.looks = (self.looks + [(at, items)])[-BACKTRACK_LOOKS:]
+        self._keep_look(items, at, best, nodes)
         if not obs.boards_unread:
             events += self.x.check_scores(items)
         return events
+
+    def _keep_look(self, items, at: int, best: Node, nodes: list[Node]) -> bool:
+        """After ``best`` was accepted from a look (the log had ``at`` moves): keep the alternatives and the
+        misreadings it leaves, and the look itself for a re-read when it added moves. Returns whether it did."""
+        self._remember(items, at, best, nodes)
+        self._learn_misreadings(best, items, at)
+        if len(self.moves) == at:
+            return False
+        self.looks = (self.looks + [(at, items)])[-BACKTRACK_LOOKS:]
+        return True
 
     def _as_read(self, best: Node, nodes: list[Node], items) -> Node:
         """The line that best explains the look with every reading weighed as read (no place discounted,
