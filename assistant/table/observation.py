@@ -53,6 +53,18 @@ def pieces(counts: dict[str, int]) -> Pieces:
     return tuple(sorted((k, int(n)) for k, n in counts.items() if n > 0))
 
 
+def pieces_within(value: Pieces, expected: Pieces) -> bool:
+    """Whether every piece of ``value`` is one ``expected`` holds, as many of each or fewer, and nothing else."""
+    want = dict(expected)
+    return all(n <= want.get(k, 0) for k, n in value)
+
+
+def pile_agrees(value: Pieces, expected: Pieces) -> bool:
+    """Whether a pile's reading shows what the pile holds, as a camera can: some of its pieces and nothing else
+    (pieces lying on others hide them), or nothing when it is empty."""
+    return bool(value) == bool(expected) and pieces_within(value, expected)
+
+
 def reading_key(board: str, region: str, tile: bool = False) -> str:
     return f"{board}/{region}#tile" if tile else f"{board}/{region}"
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Callable
 
 from assistant.table.events import SetupCheck
-from assistant.table.observation import split_key, split_reading_key
+from assistant.table.observation import pile_agrees, split_key, split_reading_key
 
 BAD_MISREADS = 2  # misread regions of one kind that make it read badly
 BAD_SHARE = 0.25  # or a single misread that is this share of the kind's regions (a kind with few regions)
@@ -30,17 +30,12 @@ def value_json(v):
     return [[k, n] for k, n in v] if isinstance(v, tuple) else v
 
 
-def _pieces(v) -> dict[str, int]:
-    return dict(v) if isinstance(v, tuple) else {}
-
-
 def agrees(kind: str, read, expected) -> bool:
     """Whether ``read`` shows what ``expected`` puts in a region of ``kind``: a pile agrees when it shows some of
     its pieces and nothing else (pieces may hide others), a stack when its one visible piece is of the class that
     lies there (which disk is on top is not known to the rules), every other kind when the values are equal."""
     if kind == "pile" and isinstance(read, tuple) and isinstance(expected, tuple):
-        want = _pieces(expected)
-        return bool(read) == bool(expected) and all(n <= want.get(k, 0) for k, n in read)
+        return pile_agrees(read, expected)
     if kind == "top-of-stack" and isinstance(read, tuple) and isinstance(expected, tuple):
         if not expected or not read:
             return not expected and not read

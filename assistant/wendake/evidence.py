@@ -13,14 +13,13 @@ from collections import Counter
 
 from assistant.table.events import Event, ScoreMismatch
 from assistant.table.evidence import Node
-from assistant.table.observation import COUNT_BOUND_CONFIDENCE, split_key, split_reading_key
+from assistant.table.observation import COUNT_BOUND_CONFIDENCE, pieces_within, split_key, split_reading_key
 from assistant.wendake.observer import (
     MASK_BOARD,
     SCORE_BOARDS,
     TRACK_MAX,
     is_score_key,
     occupied_score_colours,
-    pieces_within,
     reading_differs,
     score_colours,
     score_reading_agrees,

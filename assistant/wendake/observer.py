@@ -46,7 +46,7 @@ from __future__ import annotations
 from collections import Counter
 
 from assistant.errors import UserError
-from assistant.table.observation import Pieces, Reading, pieces, reading_key
+from assistant.table.observation import Pieces, Reading, pieces, pile_agrees, reading_key
 from calibration.builtin import region_ids
 
 SCORE_BOARDS = ("wendake-scores-a", "wendake-scores-b")
@@ -148,13 +148,7 @@ def pile_reading_agrees(value, expected) -> bool:
     move. A canoe seen that no state puts there still differs, and a Canoe's new canoe is still looked for."""
     if not isinstance(value, tuple) or not isinstance(expected, tuple):
         return value == expected
-    return bool(value) == bool(expected) and pieces_within(value, expected)
-
-
-def pieces_within(value: Pieces, expected: Pieces) -> bool:
-    """Whether every piece of ``value`` is one ``expected`` holds, as many of each or fewer, and nothing else."""
-    want = dict(expected)
-    return all(n <= want.get(k, 0) for k, n in value)
+    return pile_agrees(value, expected)
 
 
 def reading_differs(key: str, value, expected) -> bool:

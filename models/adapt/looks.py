@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import UserError
+from assistant.table.observation import pile_agrees
 from vision.harvest import read_look, value_from_json
 
 HOLD_OUT_EVERY = 4  # every 4th look (in name order) is held out: a quarter of them
@@ -88,8 +89,7 @@ def agrees(kind: str, read, expected) -> bool:
     if read is NOT_READ:
         return False
     if kind == PILE_KIND and isinstance(expected, tuple) and isinstance(read, tuple):
-        want = dict(expected)
-        return bool(read) == bool(expected) and all(n <= want.get(k, 0) for k, n in read)
+        return pile_agrees(read, expected)
     return read == expected
 
 
