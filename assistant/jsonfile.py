@@ -9,12 +9,15 @@ permission), bytes that are not UTF-8 text (a photo or other binary file given b
 integer of more digits than Python converts, and nesting deeper than ``MAX_DEPTH`` (no Tablewatch file nests
 deeper than about 8; a deeper document is an attack or an accident, and would otherwise end in a
 ``RecursionError`` here or in any recursive reader after us).
+
+Also the one way a program file is written whole or not at all (``write_atomic``), so a reader never meets half a file.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 from assistant.errors import UserError
@@ -92,3 +95,19 @@ def read_json(path: str | Path, missing: str | None = None, fix: str = ""):
     except OSError as exc:
         raise UserError(f"{path}: cannot be read ({exc.strerror or exc}). Check the file and the disk.") from None
     return loads(data, str(path), fix)
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: into a temporary file beside it, renamed into place; the
+    temporary file is removed when the write fails (OSError)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise

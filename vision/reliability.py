@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import bisect
 import json
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from assistant.errors import UserError
-from assistant.jsonfile import read_json
+from assistant.jsonfile import read_json, write_atomic
 from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Observation, split_reading_key
 
 FORMAT = "tablewatch.reliability/1"
@@ -227,12 +226,10 @@ class Reliability:
         """Write the file whole or not at all."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".part")
         d = self.to_json()
         kinds = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in d["by_kind"].items())
-        tmp.write_text(f'{{"format": {json.dumps(d["format"])}, "source": {json.dumps(d["source"])},\n "by_kind": {{\n'
-                       f"{kinds}\n }}\n}}\n", encoding="utf-8")  # one line a kind
-        os.replace(tmp, path)
+        write_atomic(path, f'{{"format": {json.dumps(d["format"])}, "source": {json.dumps(d["source"])},\n "by_kind": {{\n'
+                           f"{kinds}\n }}\n}}\n")  # one line a kind
 
 
 def for_profile(profile=None, base_path=None) -> Reliability:

@@ -33,6 +33,7 @@ import threading
 import time
 from pathlib import Path
 
+from assistant.jsonfile import write_atomic
 from assistant.table.profile import DEFAULT_MAX_LOOKS_BYTES, TableProfile
 from assistant.table.setup_check import agrees
 from vision import harvest as H
@@ -263,20 +264,14 @@ class StatusBoard:
             status["card"] = self.profile.card() if "card" not in fields else fields["card"]
             status["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             path = self.profile.status_path
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                tmp.write_text(json.dumps(status, indent=1), encoding="utf-8")
-                os.replace(tmp, path)
+                write_atomic(path, json.dumps(status, indent=1))
                 self._failing = False
             except OSError as exc:
                 if not self._failing:
                     _stderr(f"the learning status could not be written ({exc.strerror or exc}); the game goes on.")
                 self._failing = True
-                try:
-                    tmp.unlink()
-                except OSError:
-                    pass
             return status
 
     def setup_check(self, event, game_id: str | None = None) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import UserError
+from assistant.jsonfile import write_atomic
 from models.adapt import counter_head, detector_head, galleries
 from models.adapt.looks import TILE_KIND, HarvestedLook, load_looks, split
 from models.adapt.views import Figures, figures, observer_for, read_looks, reliability
@@ -118,9 +119,7 @@ def card(looks: int, held_out: int, before: Figures, after: Figures, fitted: dic
 
 
 def _write_json(path: Path, doc: dict) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(doc, indent=1, ensure_ascii=False))
 
 
 def adapt(profile, progress: Progress | None = None, threads: int = 2) -> dict:
