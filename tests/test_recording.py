@@ -151,3 +151,30 @@ def test_a_full_replay_saves_its_looks_and_the_tracker_alone_replays_them(tmp_pa
     (tmp_path / LOOKS_FILE).unlink()
     assert save_looks(tmp_path) == full["stats"]["observations"]
     assert (tmp_path / LOOKS_FILE).read_text(encoding="utf-8") == saved
+
+
+def test_a_game_read_with_a_table_profile_keeps_its_looks_apart(tmp_path):
+    """``tablewatch e2e --table NAME``: the looks read with a table profile go to ``looks-NAME.jsonl``, beside the
+    zero-shot ``looks.jsonl`` (both kept, for the chesscog protocol), and the tracker alone replays either; a
+    profile never adapted reads as without one."""
+    from assistant.apps.replay import LOOKS_FILE, looks_file, replay_looks, save_looks
+    from assistant.table.profile import open_profile
+
+    game = tmp_path / "game"
+    R.render_game(game, R.RecordingOptions(players=2, seed=7, size=(960, 540), max_states=3, hand_rate=0.5))
+    profile = open_profile(tmp_path / "data", "t1")
+    assert looks_file(profile) == "looks-t1.jsonl" != looks_file(None) == LOOKS_FILE
+    n = save_looks(game)
+    assert save_looks(game, profile=profile) == n > 0
+    plain, adapted = (game / LOOKS_FILE).read_text(encoding="utf-8"), (game / "looks-t1.jsonl").read_text(encoding="utf-8")
+    assert plain == adapted
+    assert replay_looks(game, profile=profile)["moves"] == replay_looks(game)["moves"]
+
+
+def test_e2e_with_a_table_profile_that_does_not_exist_says_how_to_make_one(tmp_path, capsys):
+    from assistant.apps import cli
+
+    rc = cli.main(["e2e", "--games", "0", "--injected-games", "0", "--out", str(tmp_path / "g"), "--data-dir",
+                   str(tmp_path / "data"), "--table", "nowhere"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "no table profile 'nowhere'" in err and "--harvest-to nowhere" in err and "\n" == err[-1]

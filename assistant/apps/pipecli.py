@@ -76,6 +76,9 @@ def add_parser(sub) -> None:
     p.add_argument("--table-seed", type=int, help="with --family: every game on one table, its look drawn from this seed "
                    "(default: each game its own table)")
     p.add_argument("--players", type=int, choices=[2, 3, 4], help="every game with this many players (default: 2, 3, 4 in turn)")
+    p.add_argument("--data-dir", help="where table profiles live (default: $TABLEWATCH_DATA_DIR or ~/.tablewatch)")
+    p.add_argument("--table", help="read the frames with this table profile's adaptation (DATA_DIR/tables/NAME); "
+                   "its looks are saved apart (looks-NAME.jsonl), so --tracker-only --table NAME replays them")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run_e2e)
 
@@ -136,7 +139,8 @@ def run_replay(args) -> int:
 
         if not (Path(args.folder) / "truth.json").is_file():
             raise UserError(f"--readings needs a rendered game with a truth.json; {args.folder} has none.")
-        rep = reading_report(args.folder, detector=args.model)
+        base = paths.data_dir(args.data_dir)
+        rep = reading_report(args.folder, detector=args.model, profile=open_profile(base, args.table) if args.table else None)
         if args.json:
             print(json.dumps(rep, indent=1))
         else:
@@ -191,8 +195,16 @@ def run_e2e(args) -> int:
     if args.render_only:
         print(f"{len(folders)} games rendered under {out}")
         return 0
-    from assistant.apps.replay import LOOKS_FILE, evaluate
+    from assistant.apps.replay import evaluate, looks_file
     from vision.pipeline import LATENCY_TARGET_MS
+
+    profile = None
+    if args.table:
+        base = paths.data_dir(args.data_dir)
+        if not (base / "tables" / args.table).is_dir():
+            raise UserError(f"no table profile {args.table!r} under {base}: harvest one first (tablewatch replay GAME "
+                            f"--harvest-to {args.table} --data-dir {base}), then run tablewatch adapt.")
+        profile = open_profile(base, args.table)
 
     if args.looks_only:
         from assistant.apps.replay import save_looks_all
@@ -200,13 +212,14 @@ def run_e2e(args) -> int:
         def saved(folder, n, seconds):
             print(f"{Path(folder).name}: {n} looks saved ({seconds:.0f} s)", file=sys.stderr, flush=True)
 
-        save_looks_all(folders, workers=args.workers, progress=saved)
+        save_looks_all(folders, workers=args.workers, progress=saved, profile=profile)
         print(f"looks of {len(folders)} games saved under {out}: run with --tracker-only for the figures")
         return 0
     if args.tracker_only:
-        kept = [f for f in folders if (Path(f) / LOOKS_FILE).is_file()]
+        name = looks_file(profile)
+        kept = [f for f in folders if (Path(f) / name).is_file()]
         if len(kept) < len(folders):
-            print(f"{len(folders) - len(kept)} of {len(folders)} games have no saved looks ({LOOKS_FILE}) and are left out: "
+            print(f"{len(folders) - len(kept)} of {len(folders)} games have no saved looks ({name}) and are left out: "
                   "run tablewatch e2e once without --tracker-only to replay their frames.", file=sys.stderr)
         if not kept:
             return 2
@@ -219,7 +232,7 @@ def run_e2e(args) -> int:
               f"{_latency_text(g['latency_ms'])}"
               + (f", resumed in {g['resume_s']} s" if "resume_s" in g else ""), file=sys.stderr, flush=True)
 
-    res = evaluate(folders, progress=progress, tracker_only=args.tracker_only, resume_at=args.resume_at)
+    res = evaluate(folders, progress=progress, tracker_only=args.tracker_only, resume_at=args.resume_at, profile=profile)
     if args.json:
         print(json.dumps(res, indent=1, default=str))
     else:

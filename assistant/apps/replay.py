@@ -21,6 +21,7 @@ from assistant.apps.learn import Harvester, HarvestingFeed
 from assistant.errors import UserError
 from assistant.jsonfile import read_json
 from assistant.table.observation import Observation
+from assistant.table.profile import TableProfile
 from assistant.table.session import GameSession
 from assistant.wendake import moves as M
 from assistant.wendake import observer as V
@@ -206,6 +207,12 @@ def close_result(session, folder: Path, meta: dict, by_frame: list[dict], stats,
 LOOKS_FILE = "looks.jsonl"  # in a rendered game's folder: the observations its last full replay fed the tracker
 
 
+def looks_file(profile=None) -> str:
+    """The saved looks' file name in a game folder: ``LOOKS_FILE``, or ``looks-<table>.jsonl`` when read with a
+    table profile's adaptation (so a zero-shot and an adapted reading of one game are both kept)."""
+    return LOOKS_FILE if profile is None else f"looks-{profile.name}.jsonl"
+
+
 def write_looks(path: Path, looks: list[dict]) -> None:
     """The observations of one replay as JSON lines, written whole or not at all."""
     tmp = path.with_name(path.name + ".part")
@@ -213,20 +220,21 @@ def write_looks(path: Path, looks: list[dict]) -> None:
     tmp.replace(path)
 
 
-def replay_looks(folder, resume_at: float | None = None) -> dict:
+def replay_looks(folder, resume_at: float | None = None, profile=None) -> dict:
     """The tracker alone over the observations a full replay of ``folder`` saved (``LOOKS_FILE``), into a fresh
     session: the same result as ``replay_folder`` in seconds instead of minutes, for work on ``assistant/``. The
     looks are what the camera side read when they were saved: after a change to ``vision/`` or ``models/``,
     replay the frames again. ``resume_at``: after that share of the looks the session is closed and the game
-    resumed from its log (``GameSession.resume``), as after a crash; the result's ``resume_s`` is how long that took."""
+    resumed from its log (``GameSession.resume``), as after a crash; the result's ``resume_s`` is how long that took.
+    ``profile``: the looks read with that table profile's adaptation (``looks_file``), weighed by its reliability."""
     import time
 
     folder = Path(folder)
-    path = folder / LOOKS_FILE
+    path = folder / looks_file(profile)
     if not path.is_file():
-        raise UserError(f"{folder} has no {LOOKS_FILE}: run the full replay once (tablewatch e2e without --tracker-only).")
+        raise UserError(f"{folder} has no {path.name}: run the full replay once (tablewatch e2e without --tracker-only).")
     meta = read_session_file(folder)
-    reliability, kinds = looks_reliability(meta)  # as the pipeline weighs each observation
+    reliability, kinds = looks_reliability(meta, profile)  # as the pipeline weighs each observation
     by_frame: list[dict] = []
     stats = PipelineStats()  # the tracker's share of the latency only
     with tempfile.TemporaryDirectory(prefix="tablewatch-looks-") as tmp:
@@ -257,45 +265,48 @@ class _NoTracker:
         return []
 
 
-def save_looks(folder, threads: int = 2) -> int:
+def save_looks(folder, threads: int = 2, profile=None) -> int:
     """The camera side alone over a rendered game's frames: the observations a full replay would feed the
     tracker, written to ``LOOKS_FILE`` for ``replay_looks``. The same looks as ``replay_folder`` saves (the data
     flows one way: the tracker never feeds back into the camera side), in a third to a half of its time. Returns
-    the number of looks."""
+    the number of looks. ``profile``: read with that table profile's adaptation, into ``looks_file(profile)``."""
     folder = Path(folder)
     meta, layout_data, source, K = open_recording(folder)
     looks: list[dict] = []
     pipe = Pipeline(source, layout_data, _NoTracker(), camera=K, threads=threads, on_message=lambda lv, tx: None,
-                    on_observation=lambda obs: looks.append(obs.to_json()))
+                    on_observation=lambda obs: looks.append(obs.to_json()), profile=profile)
     for frame in source:
         pipe.step(frame)
     source.close()
-    write_looks(folder / LOOKS_FILE, looks)
+    write_looks(folder / looks_file(profile), looks)
     return len(looks)
 
 
-def _save_looks_job(folder: str) -> tuple[str, int, float]:
+def _save_looks_job(job: tuple[str, str | None]) -> tuple[str, int, float]:
     import time
 
     import cv2
 
+    folder, profile_dir = job
     cv2.setNumThreads(1)
     t0 = time.perf_counter()
-    return folder, save_looks(folder, threads=1), time.perf_counter() - t0
+    profile = TableProfile(Path(profile_dir)) if profile_dir else None
+    return folder, save_looks(folder, threads=1, profile=profile), time.perf_counter() - t0
 
 
-def save_looks_all(folders, workers: int = 2, progress=None) -> None:
+def save_looks_all(folders, workers: int = 2, progress=None, profile=None) -> None:
     """``save_looks`` over many games, ``workers`` at a time (fresh processes: no onnxruntime state forked)."""
     import multiprocessing as mp
 
+    jobs = [(str(f), str(profile.root) if profile is not None else None) for f in folders]
     if workers <= 1:
-        for f in folders:
-            r = _save_looks_job(str(f))
+        for job in jobs:
+            r = _save_looks_job(job)
             if progress:
                 progress(*r)
         return
     with mp.get_context("spawn").Pool(workers) as pool:
-        for r in pool.imap_unordered(_save_looks_job, [str(f) for f in folders]):
+        for r in pool.imap_unordered(_save_looks_job, jobs):
             if progress:
                 progress(*r)
 
@@ -350,15 +361,17 @@ def score_game(result: dict, truth: dict) -> dict:
             "alerts": alerts, "false_alerts": alerts if injected == 0 else None, "per_kind": per_kind}
 
 
-def evaluate(folders, detector=None, progress=None, tracker_only: bool = False, resume_at: float | None = None) -> dict:
+def evaluate(folders, detector=None, progress=None, tracker_only: bool = False, resume_at: float | None = None,
+             profile=None) -> dict:
     """The issue-5 figures over rendered game folders (each with truth.json). A full replay saves each game's
-    looks (``LOOKS_FILE``); ``tracker_only`` replays those instead of the frames (``replay_looks``), each game
-    resumed from its log after ``resume_at`` of its looks when given."""
+    looks (``looks_file(profile)``); ``tracker_only`` replays those instead of the frames (``replay_looks``), each
+    game resumed from its log after ``resume_at`` of its looks when given. ``profile``: read with that table
+    profile's adaptation."""
     games = []
     for f in folders:
         truth = json.loads((Path(f) / "truth.json").read_text(encoding="utf-8"))
-        res = replay_looks(f, resume_at) if tracker_only else \
-            replay_folder(f, detector=detector, looks_out=Path(f) / LOOKS_FILE)
+        res = replay_looks(f, resume_at, profile=profile) if tracker_only else \
+            replay_folder(f, detector=detector, looks_out=Path(f) / looks_file(profile), profile=profile)
         g = score_game(res, truth)
         g["latency_ms"] = res["stats"]["latency_ms"]
         if res.get("resume_s") is not None:
@@ -383,10 +396,10 @@ def evaluate(folders, detector=None, progress=None, tracker_only: bool = False, 
 # ---------------------------------------------------------------------------------------------- vision-only figures
 
 
-def looks_reliability(meta: dict):
-    """(the base reliability, the region kinds of the game's layouts): what ``Pipeline`` applies to each
-    observation before the session sees it, for ``replay_looks`` (saved looks are as read)."""
-    return for_profile(None), region_kinds([lay.resolve(n) for n in meta["layouts"]])
+def looks_reliability(meta: dict, profile=None):
+    """(the reliability, the region kinds of the game's layouts): what ``Pipeline`` applies to each observation
+    before the session sees it, for ``replay_looks`` (saved looks are as read); ``profile``'s own when given."""
+    return for_profile(profile), region_kinds([lay.resolve(n) for n in meta["layouts"]])
 
 
 def reading_agrees(key: str, got, want, stacks: dict, colours: list) -> bool:
@@ -456,7 +469,7 @@ def look_checks(folder) -> list[tuple[str, object, float, bool]]:
     return out
 
 
-def reading_report(folder, detector=None, max_examples: int = 25) -> dict:
+def reading_report(folder, detector=None, max_examples: int = 25, profile=None) -> dict:
     """How well the camera side alone reads a rendered game: at each table change (legal steps of truth.json),
     the readings the pipeline has emitted up to that step's settled frame against the true state's expected
     readings (``reading_agrees``). No tracker involved, so this separates vision errors from tracking errors.
@@ -468,13 +481,14 @@ def reading_report(folder, detector=None, max_examples: int = 25) -> dict:
     game while its board was read (out of the picture, under another board; also a key no camera reading gives,
     such as a village's progress set, which the game derives from its progress spaces), and a disk under other
     disks (``score_reading_agrees`` counts only the top one). A tile face the reader cannot name is a miss. Returns
-    counts per board kind and the most frequent wrong readings."""
+    counts per board kind and the most frequent wrong readings. ``profile``: read with that table profile's
+    adaptation."""
     from collections import Counter
 
     folder = Path(folder)
     meta, truth, steps = _truth_states(folder)
     ob = Observer([lay.resolve(n) for n in meta["layouts"]], detector=detector,
-                  camera=cam.load(folder / meta["camera"]) if meta.get("camera") else None)
+                  camera=cam.load(folder / meta["camera"]) if meta.get("camera") else None, profile=profile)
     belief: dict = {}
     boards_read: set[str] = set()
     status: list[tuple[str, str]] = []  # (key, "wrong" | "missing" | "right") per region of each checked step
