@@ -26,6 +26,7 @@ from assistant.errors import UserError
 COMMAND_MODULES = [
     "assistant.apps.demo",
     "assistant.apps.wendake_cli",
+    "assistant.apps.iwari_cli",
     "assistant.apps.bench",
     "assistant.apps.calibration_cli",
     "assistant.apps.vision_cli",
