@@ -10,6 +10,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from assistant.apps.cli import main
 from assistant.iwari.maps import MAPS_DIR, map_names
@@ -281,3 +283,42 @@ def test_bad_top_level(capsys, tmp_path, doc, field):
 )
 def test_bad_fields(capsys, tmp_path, changes, field):
     refused(capsys, tmp_path, with_(**changes), field)
+
+
+# --- fuzz: any mutation of a valid table is scored or refused in one line, never a bug --------------------------
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 8) | st.sampled_from(["S1", "T1", "red", "land", "", "x"]),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["S1", "T1", "red", "id", "by"]), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _paths(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, (*path, i))
+
+
+PLACES = [p for p in _paths(TABLE) if p]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(place=st.sampled_from(PLACES), value=_json)
+def test_mutated_tables_are_scored_or_refused_in_one_line(capsys, tmp_path, place, value):
+    doc = copy.deepcopy(TABLE)
+    target = doc
+    for key in place[:-1]:
+        target = target[key]
+    target[place[-1]] = value
+    code, out, err = run(capsys, tmp_path, doc, "--json")
+    if code == 0:
+        assert json.loads(out)["players"]
+    else:
+        assert code == 2 and len(err.strip().splitlines()) == 1 and err.startswith("tablewatch: "), err
