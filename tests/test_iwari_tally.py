@@ -123,6 +123,12 @@ def test_own_map_file_relative_to_the_table(capsys, tmp_path):
     assert code == 0 and json.loads(out)["map"]["name"] == "inline"
 
 
+def test_own_map_file_with_an_id_given_twice(capsys, tmp_path):
+    raw = json.dumps(INLINE).replace('"S4": "T2"', '"S4": "T2", "S4": "T1"')
+    (tmp_path / "mine.json").write_text(raw, encoding="utf-8")
+    refused(capsys, tmp_path, with_(map="mine.json"), f"map ({tmp_path / 'mine.json'}).tent_spaces.S4: given twice")
+
+
 def test_totems_above_the_cap_are_a_warning_not_a_refusal(capsys, tmp_path):
     """I-TURN-5: a stack above the tent majority can be described; it is scored as given, with a warning."""
     code, out, _ = run(capsys, tmp_path, with_(totems={"T1": {"red": 2, "blue": 1}}))

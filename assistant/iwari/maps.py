@@ -27,13 +27,14 @@ territory and, at the end, for the road (I-MAP-3).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 from assistant.errors import UserError
-from assistant.jsonfile import read_json
+from assistant.jsonfile import loads, read_json
 
 COLOURS = ("tundra", "forest", "glaciers", "coast", "desert")  # I-COMP-1: the card colours are the terrains
 SPECIALS = ("floating-lands", "glacial-mass", "long-road")  # I-MAP-1..3
@@ -128,9 +129,43 @@ def builtin_map(name: str) -> IwariMap:
 def load_map_file(path: str | Path, field: str = "map") -> IwariMap:
     """An owner's own map from a JSON file (the inline form above), checked."""
     path = Path(path)
-    return map_from_json(
-        read_json(path, missing=f"{field}: map file {path} not found. Check the path."), field=f"{field} ({path})"
-    )
+    read_json(path, missing=f"{field}: map file {path} not found. Check the path.")  # missing, a folder, not JSON
+    where = f"{field} ({path})"
+    return map_from_json(loads_unique(path.read_bytes(), str(path), prefix=where), field=where)
+
+
+class _Object(dict):
+    """A JSON object that remembers the keys it was given more than once."""
+
+    def __init__(self, pairs):
+        super().__init__(pairs)
+        seen: set[str] = set()
+        self.twice = [k for k, _ in pairs if k in seen or seen.add(k)]
+
+
+def _twice(value, path: str):
+    """The first (path, key) given twice in one object of ``value``, or None."""
+    if isinstance(value, _Object) and value.twice:
+        return path, value.twice[0]
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        found = _twice(v, f"{path}[{k}]" if isinstance(k, int) else f"{path}.{k}" if path else k)
+        if found:
+            return found
+    return None
+
+
+def loads_unique(data: str | bytes, source: str, prefix: str = "", why: dict[str, str] | None = None):
+    """Parse JSON text read from ``source`` as ``jsonfile.loads`` does, and refuse a key given twice in one object (a
+    duplicate id, two tents on one space): ``UserError`` naming the field, with ``why[path]`` where given."""
+    loads(data, source)  # every JSON error reported the one way
+    text = data.decode("utf-8-sig") if isinstance(data, (bytes, bytearray)) else data
+    doc = json.loads(text, object_pairs_hook=_Object)
+    found = _twice(doc, prefix)
+    if found:
+        path, key = found
+        raise UserError(f"{path + '.' if path else ''}{key}: given twice; {(why or {}).get(path, 'give each key once')}.")
+    return doc
 
 
 def _fail(field: str, what: str) -> UserError:

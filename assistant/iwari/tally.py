@@ -14,53 +14,18 @@ import json
 from pathlib import Path
 
 from assistant.errors import UserError
-from assistant.iwari.maps import SPECIALS, IwariMap, builtin_map, load_map_file, map_from_json
+from assistant.iwari.maps import SPECIALS, IwariMap, builtin_map, load_map_file, loads_unique, map_from_json
 from assistant.iwari.scoring import CONNECTION_FEAT, Tally, feat_factor, score, totem_holders, winner
-from assistant.jsonfile import loads
 
 KEYS = ("map", "tribes", "tents", "totems", "feats", "unused", "score_track", "options")
 OPTIONS = (*SPECIALS, "third_tribe")
 FEATS_IN_BOX = 6  # 2 Union, 2 Discovery, 1 Honour, 1 Respect (I-COMP-3)
 
 
-class _Object(dict):
-    """A JSON object that remembers the keys it was given more than once."""
-
-    def __init__(self, pairs):
-        super().__init__(pairs)
-        seen: set[str] = set()
-        self.twice = [k for k, _ in pairs if k in seen or seen.add(k)]
-
-
 def load_table(data: str | bytes, source: str):
     """Parse a table file's text; broken JSON, and a key given twice in one object (two tents on one space), raise
     ``UserError`` naming the place."""
-    loads(data, source)  # every JSON error reported the one way
-    text = data.decode("utf-8-sig") if isinstance(data, (bytes, bytearray)) else data
-    doc = json.loads(text, object_pairs_hook=_Object)
-    where = _twice(doc, "")
-    if where:
-        path, key = where
-        if path == "tents":
-            raise UserError(f"tents.{key}: given twice: a tent space holds one tent (I-TURN-4). Keep the tent really there.")
-        raise UserError(f"{path + '.' if path else ''}{key}: given twice; give each key once.")
-    return doc
-
-
-def _twice(value, path: str):
-    if isinstance(value, _Object):
-        if value.twice:
-            return path, value.twice[0]
-        for k, v in value.items():
-            found = _twice(v, f"{path}.{k}" if path else k)
-            if found:
-                return found
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            found = _twice(v, f"{path}[{i}]")
-            if found:
-                return found
-    return None
+    return loads_unique(data, source, why={"tents": "a tent space holds one tent (I-TURN-4); keep the tent really there"})
 
 
 def _count(value, field: str, what: str = "a count") -> int:
