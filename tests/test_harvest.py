@@ -52,8 +52,12 @@ def golden_session(header, db) -> GameSession:
 
 def perfect_look(session, frame: int) -> Observation:
     exp = session.game.expected_readings(session.tracker.state)
-    return Observation(frame, float(frame), {k: Reading(v, 0.99) for k, v in exp.items()},
-                       boards_read=tuple(sorted({k.split("/")[0] for k in exp})))
+    return Observation(
+        frame,
+        float(frame),
+        {k: Reading(v, 0.99) for k, v in exp.items()},
+        boards_read=tuple(sorted({k.split("/")[0] for k in exp})),
+    )
 
 
 def test_only_looks_the_tracker_explained_surely_are_kept(tmp_path):
@@ -118,8 +122,13 @@ def test_the_set_up_look_is_kept_and_an_undo_takes_back_the_looks_after_it(tmp_p
     h = Harvester(prof)
     turns = list(game_looks(5))[:4]
     s = GameSession.create(str(tmp_path / "g.sqlite"), players=["Ann", "Bob"], seed=5)
-    fed = HarvestingFeed(s, h, lambda: observer_for(["wendake-map-2p", "wendake-village-1", "wendake-village-2",
-                                                     "wendake-scores-a", "wendake-scores-b", "wendake-mask"]))
+    fed = HarvestingFeed(
+        s,
+        h,
+        lambda: observer_for(
+            ["wendake-map-2p", "wendake-village-1", "wendake-village-2", "wendake-scores-a", "wendake-scores-b", "wendake-mask"]
+        ),
+    )
     try:
         fed.feed(perfect_look(s, 0))
         for obs in turns:
@@ -144,8 +153,9 @@ def test_the_set_up_look_is_kept_and_an_undo_takes_back_the_looks_after_it(tmp_p
 def test_the_size_cap_drops_the_oldest_looks_but_never_the_newest_game_set_up(tmp_path):
     views = {"b": (np.random.default_rng(1).integers(0, 256, (120, 160, 3), dtype=np.uint8), 2.0)}
     exp, read, kinds = {"b/r": (("corn:none", 1),)}, {"b/r": ((("corn:none", 1),), 0.9)}, {"b/r": "count"}
-    for i, (game, look, source) in enumerate([("g1", 1, "setup"), ("g1", 2, "explained"), ("g2", 1, "setup"),
-                                              ("g2", 2, "setup"), ("g2", 3, "explained")]):
+    for i, (game, look, source) in enumerate(
+        [("g1", 1, "setup"), ("g1", 2, "explained"), ("g2", 1, "setup"), ("g2", 2, "setup"), ("g2", 3, "explained")]
+    ):
         H.write_look(tmp_path, game, look, source, views, exp, read, kinds, made=f"2026-01-01T00:00:0{i}")
     one = H.folder_bytes(tmp_path / "g1-0001")
     assert H.enforce_cap(tmp_path, 10 * one) == 0  # under the cap: nothing goes
@@ -233,7 +243,7 @@ def test_a_stack_top_read_as_another_disk_is_not_vouched_for(tmp_path):
         look = perfect_look(s, 0)
         stacks = [k for k, r in look.readings.items() if s.game.region_kind(k) == "top-of-stack" and r.value]
         other = {k: v for k, v in look.readings.items()}
-        (disk, _), = look.readings[stacks[0]].value
+        ((disk, _),) = look.readings[stacks[0]].value
         swapped = "tribe_disk:" + ("red" if not disk.endswith(":red") else "blue")
         other[stacks[0]] = Reading(((swapped, 1),), 0.3)
         other[stacks[1]] = Reading((), 0.3)

@@ -53,10 +53,17 @@ def test_live_harvests_checks_the_set_up_and_adapts_between_games(recording, tmp
     prof = open_profile(tmp_path / "data", "t")
     session = GameSession.create(str(tmp_path / "games.sqlite"), players=meta["players"], seed=meta["seed"])
     said = []
-    live = Live(FolderSource(recording), session, layouts=meta["layouts"], data_dir=tmp_path / "data",
-                camera_file=recording / meta["camera"], profile=prof, adapt_idle_s=0.0,
-                adapt_command=[sys.executable, "-c", FAKE_ADAPT, str(prof.root)],
-                on_message=lambda level, text: said.append((level, text)))
+    live = Live(
+        FolderSource(recording),
+        session,
+        layouts=meta["layouts"],
+        data_dir=tmp_path / "data",
+        camera_file=recording / meta["camera"],
+        profile=prof,
+        adapt_idle_s=0.0,
+        adapt_command=[sys.executable, "-c", FAKE_ADAPT, str(prof.root)],
+        on_message=lambda level, text: said.append((level, text)),
+    )
     live.start()
     assert live.ended.wait(120)
     live.harvester.flush()
@@ -96,7 +103,9 @@ def test_a_failed_adapt_says_why_and_the_tablet_sees_it(tmp_path):
     from vision.harvest import write_look
 
     prof = open_profile(tmp_path, "t")
-    runner = AdaptRunner(prof, tmp_path, command=[sys.executable, "-c", "print('50%'); print('too few looks: play a game'); raise SystemExit(2)"])
+    runner = AdaptRunner(
+        prof, tmp_path, command=[sys.executable, "-c", "print('50%'); print('too few looks: play a game'); raise SystemExit(2)"]
+    )
     assert runner.start() == "nothing to learn from yet: play a game first (its looks are kept as it goes)"
     write_look(prof.looks_dir, "g", 1, "setup", {}, {}, {}, {})
     assert runner.start().startswith("learning your table from 1 looks")

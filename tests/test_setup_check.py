@@ -27,8 +27,9 @@ def start_look(session, change=None, frame=0, unread=None) -> Observation:
     for k, v in exp.items():
         v = change(k, v) if change else v
         readings[k] = Reading(v, 0.55 if change and v != exp[k] else 0.99)
-    return Observation(frame, float(frame), readings, boards_read=tuple(sorted({k.split("/")[0] for k in exp})),
-                       boards_unread=unread or {})
+    return Observation(
+        frame, float(frame), readings, boards_read=tuple(sorted({k.split("/")[0] for k in exp})), boards_unread=unread or {}
+    )
 
 
 def canoes_as_warriors(key, value):
@@ -139,8 +140,13 @@ def test_it_is_no_alert_and_changes_no_move(tmp_path):
         assert not any(al["kind"] == "SetupCheck" for al in snap["alerts"])
 
         def false_alerts(events):
-            result = {"folder": "x", "events": [{"frame": 0, "kind": e.kind, "event": e.to_json()} for e in events],
-                      "moves": [], "noops": [], "initial": None}
+            result = {
+                "folder": "x",
+                "events": [{"frame": 0, "kind": e.kind, "event": e.to_json()} for e in events],
+                "moves": [],
+                "noops": [],
+                "initial": None,
+            }
             return score_game(result, {"moves": [], "steps": [{"frame": 0, "moves": []}]})["false_alerts"]
 
         assert false_alerts(a) == false_alerts(b)  # the tracker's own alert (misread canoes), nothing more

@@ -94,8 +94,18 @@ class HarvestedLook:
         return {k: (value_from_json(v), float(c)) for k, (v, c) in self.meta["read"].items()}
 
 
-def write_look(looks_dir: Path, game: str, look: int, source: str, views: dict, expected: dict, read: dict,
-               kinds: dict, moves: int = 0, made: str | None = None) -> Path:
+def write_look(
+    looks_dir: Path,
+    game: str,
+    look: int,
+    source: str,
+    views: dict,
+    expected: dict,
+    read: dict,
+    kinds: dict,
+    moves: int = 0,
+    made: str | None = None,
+) -> Path:
     """Write one harvested look, whole or not at all: ``views`` {board: (BGR image, px_per_mm)}, ``expected``
     {key: value}, ``read`` {key: (value, confidence)}, ``kinds`` {key: region kind} (values as the Observation
     holds them). The look is written into a temporary folder beside the others and renamed into place; a look of
@@ -108,11 +118,18 @@ def write_look(looks_dir: Path, game: str, look: int, source: str, views: dict, 
     name = look_name(game, look)
     final = looks_dir / name
     tmp = looks_dir / f"{_TMP}{name}-{os.getpid()}"
-    meta = {"format": FORMAT, "source": source, "game": game, "look": int(look),
-            "made": made or time.strftime("%Y-%m-%dT%H:%M:%S%z"), "moves": int(moves), "boards": {},
-            "expected": {k: value_json(v) for k, v in sorted(expected.items())},
-            "read": {k: [value_json(v), round(float(c), 4)] for k, (v, c) in sorted(read.items())},
-            "kinds": {k: kinds[k] for k in sorted(kinds)}}
+    meta = {
+        "format": FORMAT,
+        "source": source,
+        "game": game,
+        "look": int(look),
+        "made": made or time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "moves": int(moves),
+        "boards": {},
+        "expected": {k: value_json(v) for k, v in sorted(expected.items())},
+        "read": {k: [value_json(v), round(float(c), 4)] for k, (v, c) in sorted(read.items())},
+        "kinds": {k: kinds[k] for k in sorted(kinds)},
+    }
     try:
         looks_dir.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(tmp, ignore_errors=True)

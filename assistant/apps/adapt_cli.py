@@ -20,10 +20,13 @@ BAR_WIDTH = 30
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("adapt", help="learn your table (pieces, boards, light, camera) from the looks harvested in play",
-                       description="Fit the detector's table head, the counter's recalibration and the tile and token "
-                       "galleries on a table profile's harvested looks, on CPU; swap them in only when they read the "
-                       "held-out looks better. The previous adaptation is kept for --rollback.")
+    p = sub.add_parser(
+        "adapt",
+        help="learn your table (pieces, boards, light, camera) from the looks harvested in play",
+        description="Fit the detector's table head, the counter's recalibration and the tile and token "
+        "galleries on a table profile's harvested looks, on CPU; swap them in only when they read the "
+        "held-out looks better. The previous adaptation is kept for --rollback.",
+    )
     p.add_argument("--data-dir", default=None, help=paths.DATA_DIR_HELP)
     who = p.add_mutually_exclusive_group()
     who.add_argument("--table", help="the table profile's name (DATA_DIR/tables/NAME)")
@@ -48,20 +51,26 @@ def resolve(args) -> TableProfile:
     prof = TableProfile(base / TABLES_DIR / check_name(args.table))
     if not prof.root.is_dir():
         names = ", ".join(p.name for p in list_profiles(base)) or "none yet"
-        raise UserError(f"no table profile {args.table!r} in {base / TABLES_DIR} (profiles: {names}); play a game with "
-                        "`tablewatch live` first, or give --profile DIR.")
+        raise UserError(
+            f"no table profile {args.table!r} in {base / TABLES_DIR} (profiles: {names}); play a game with "
+            "`tablewatch live` first, or give --profile DIR."
+        )
     return prof
 
 
 def bar(t0: float):
     """A progress bar on stderr: ``update(share, what)``."""
+
     def update(share: float, what: str) -> None:
         fill = int(BAR_WIDTH * min(1.0, share))
         el = time.perf_counter() - t0
         eta = el / share * (1 - share) if share > 0.02 else 0.0
-        sys.stderr.write(f"\r[{'#' * fill}{'.' * (BAR_WIDTH - fill)}] {100 * share:3.0f} %  {el / 60:.1f} min  "
-                         f"eta {eta / 60:.1f} min  {what:<34}")
+        sys.stderr.write(
+            f"\r[{'#' * fill}{'.' * (BAR_WIDTH - fill)}] {100 * share:3.0f} %  {el / 60:.1f} min  "
+            f"eta {eta / 60:.1f} min  {what:<34}"
+        )
         sys.stderr.flush()
+
     return update
 
 

@@ -51,8 +51,7 @@ class Harvester:
     in a thread of its own (the live loop), else at once (replays, tests). ``on_error(text)``: where a failure is
     said, once until a write succeeds again (stderr by default)."""
 
-    def __init__(self, profile: TableProfile, max_bytes: int = DEFAULT_MAX_LOOKS_BYTES, background: bool = False,
-                 on_error=None):
+    def __init__(self, profile: TableProfile, max_bytes: int = DEFAULT_MAX_LOOKS_BYTES, background: bool = False, on_error=None):
         self.profile = profile
         self.max_bytes = int(max_bytes)
         self.on_error = on_error or _stderr
@@ -83,9 +82,13 @@ class Harvester:
         tr = session.tracker
         read = tr.stats["observations"] == before["observations"] + 1
         setup = read and not tr.moves and any(getattr(e, "kind", "") == "SetupCheck" for e in events)
-        sure = setup or (read and not tr.alerts
-                         and tr.stats["deferred"] == before["deferred"] and tr.stats["held"] == before["held"]
-                         and not any(getattr(e, "kind", "") in SURE_KINDS for e in events))
+        sure = setup or (
+            read
+            and not tr.alerts
+            and tr.stats["deferred"] == before["deferred"]
+            and tr.stats["held"] == before["held"]
+            and not any(getattr(e, "kind", "") in SURE_KINDS for e in events)
+        )
         if not sure or observer is None:
             self.counts["skipped"] += 1
             return None
@@ -93,8 +96,13 @@ class Harvester:
         views = {b: have[b] for b in sorted({k.split("/", 1)[0] for k in observation.readings}) if b in have}
         expected_all = session.game.expected_readings(tr.state)
         kind = session.game.region_kind
-        keys = [k for k in observation.readings if k in expected_all and k.split("/", 1)[0] in views
-                and _vouched(kind(k), observation.readings[k].value, expected_all[k])]
+        keys = [
+            k
+            for k in observation.readings
+            if k in expected_all
+            and k.split("/", 1)[0] in views
+            and _vouched(kind(k), observation.readings[k].value, expected_all[k])
+        ]
         if not keys:
             self.counts["skipped"] += 1
             return None
@@ -102,10 +110,16 @@ class Harvester:
         game = self._game(session)
         look = game["next"]
         game["next"] += 1
-        job = (session.game_id, look, source, {b: (v.image, v.px_per_mm) for b, v in views.items()},
-               {k: expected_all[k] for k in keys},
-               {k: (observation.readings[k].value, observation.readings[k].confidence) for k in keys},
-               {k: kind(k) for k in keys}, len(tr.moves))
+        job = (
+            session.game_id,
+            look,
+            source,
+            {b: (v.image, v.px_per_mm) for b, v in views.items()},
+            {k: expected_all[k] for k in keys},
+            {k: (observation.readings[k].value, observation.readings[k].confidence) for k in keys},
+            {k: kind(k) for k in keys},
+            len(tr.moves),
+        )
         self._submit(("write", job))
         return source
 
@@ -182,8 +196,10 @@ class Harvester:
             self._failing = None
         except Exception as exc:  # noqa: BLE001 - a full disk, a bug: the game goes on, one line says it
             self.counts["failed"] += 1
-            text = f"a look of the table could not be kept for learning ({exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}); " \
-                   "the game goes on. Free some disk space to learn this table."
+            text = (
+                f"a look of the table could not be kept for learning ({exc.strerror if isinstance(exc, OSError) and exc.strerror else exc}); "
+                "the game goes on. Free some disk space to learn this table."
+            )
             if text != self._failing:
                 self._failing = text
                 self.on_error(text)
@@ -302,8 +318,16 @@ class AdaptRunner:
     line of result go into status.json (``StatusBoard``). ``on_done(ok, text)`` is called after each run,
     ``on_progress(share, line)`` at each progress line."""
 
-    def __init__(self, profile: TableProfile, data_dir: Path, board: StatusBoard | None = None, command=None,
-                 on_done=None, nice: int = 10, on_progress=None):
+    def __init__(
+        self,
+        profile: TableProfile,
+        data_dir: Path,
+        board: StatusBoard | None = None,
+        command=None,
+        on_done=None,
+        nice: int = 10,
+        on_progress=None,
+    ):
         self.profile = profile
         self.data_dir = Path(data_dir)
         self.board = board or StatusBoard(profile)
@@ -343,9 +367,14 @@ class AdaptRunner:
         lines: list[str] = []
         shown = -1.0
         try:
-            self._proc = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                          preexec_fn=(lambda: os.nice(nice)) if nice and hasattr(os, "nice") else None,
-                                          env=dict(os.environ, PYTHONUNBUFFERED="1"))
+            self._proc = subprocess.Popen(
+                self.command,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                preexec_fn=(lambda: os.nice(nice)) if nice and hasattr(os, "nice") else None,
+                env=dict(os.environ, PYTHONUNBUFFERED="1"),
+            )
             buf = ""
             while True:
                 ch = self._proc.stdout.read(1)

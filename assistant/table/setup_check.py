@@ -88,8 +88,13 @@ def _subject_line(subject: str, rows: list[tuple], checked: int) -> str:
     return f"your {_name(subject)} are miscounted or not seen: {n} of {checked} {_name(subject, False)} spaces misread"
 
 
-def check_setup(expected: dict, readings: dict, kind_of: Callable[[str], str],
-                words: Callable[[str, object, object], str] | None = None, unread=()) -> SetupCheck:
+def check_setup(
+    expected: dict,
+    readings: dict,
+    kind_of: Callable[[str], str],
+    words: Callable[[str, object, object], str] | None = None,
+    unread=(),
+) -> SetupCheck:
     """The set-up check of one look. ``expected``: the start position's readings (key -> value), ``readings``:
     what the look read (key -> value; keys missing from ``expected`` are left out), ``kind_of``: a reading key's
     region kind (``Game.region_kind``), ``words(key, expected, read)``: the game's words for one difference, when
@@ -112,29 +117,58 @@ def check_setup(expected: dict, readings: dict, kind_of: Callable[[str], str],
         if len(row["examples"]) < MAX_EXAMPLES:
             board, region, tile = split_reading_key(key)
             text = words(key, exp, read) if words is not None else None
-            row["examples"].append({"key": key, "board": board, "region": region + ("#tile" if tile else ""),
-                                    "expected": value_json(exp), "read": value_json(read),
-                                    "text": text or f"{board} {region}: set up {value_json(exp)}, read {value_json(read)}"})
-    bad_kinds = {k for k, r in by_kind.items() if r["misread"] >= BAD_MISREADS
-                 or (r["misread"] and r["misread"] >= BAD_SHARE * r["checked"])}
+            row["examples"].append(
+                {
+                    "key": key,
+                    "board": board,
+                    "region": region + ("#tile" if tile else ""),
+                    "expected": value_json(exp),
+                    "read": value_json(read),
+                    "text": text or f"{board} {region}: set up {value_json(exp)}, read {value_json(read)}",
+                }
+            )
+    bad_kinds = {
+        k
+        for k, r in by_kind.items()
+        if r["misread"] >= BAD_MISREADS or (r["misread"] and r["misread"] >= BAD_SHARE * r["checked"])
+    }
     problems = []
     for subject, (checked, rows) in subjects.items():
         if not rows or not any(kind_of(k) in bad_kinds for k, _, _ in rows):
             continue
         keys = [k for k, _, _ in rows]
-        problems.append({"subject": subject, "checked": checked, "misread": len(rows),
-                         "text": _subject_line(subject, rows, checked),
-                         "boards": sorted({split_reading_key(k)[0] for k in keys}), "keys": keys})
+        problems.append(
+            {
+                "subject": subject,
+                "checked": checked,
+                "misread": len(rows),
+                "text": _subject_line(subject, rows, checked),
+                "boards": sorted({split_reading_key(k)[0] for k in keys}),
+                "keys": keys,
+            }
+        )
     problems.sort(key=lambda p: (-p["misread"] / p["checked"], -p["misread"], p["subject"]))
     checked = sum(r["checked"] for r in by_kind.values())
     misread = len(misread_keys)
     if problems:
-        text = problems[0]["text"] + (f" (and {len(problems) - 1} more kind{'s' if len(problems) > 2 else ''})"
-                                      if len(problems) > 1 else "") + ". Learning this table can fix it."
+        text = (
+            problems[0]["text"]
+            + (f" (and {len(problems) - 1} more kind{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else "")
+            + ". Learning this table can fix it."
+        )
     elif checked:
         text = f"the set-up reads well: {checked - misread} of {checked} regions as set up."
     else:
         text = "the set-up could not be checked: no region of the start position was read."
-    return SetupCheck(ok=not problems, text=text, checked=checked, misread=misread, by_kind=by_kind,
-                      problems=problems, boards=sorted({split_reading_key(k)[0] for k in misread_keys}),
-                      regions=misread_keys, offer_adapt=bool(problems), unread=sorted(unread))
+    return SetupCheck(
+        ok=not problems,
+        text=text,
+        checked=checked,
+        misread=misread,
+        by_kind=by_kind,
+        problems=problems,
+        boards=sorted({split_reading_key(k)[0] for k in misread_keys}),
+        regions=misread_keys,
+        offer_adapt=bool(problems),
+        unread=sorted(unread),
+    )

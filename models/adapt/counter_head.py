@@ -35,8 +35,11 @@ def count_label(counter: Counter, region: dict, want) -> int | None:
 def board_samples(counter: Counter, view, px_per_mm: float, layout: dict, expected: dict) -> tuple[list, list]:
     """(log-probabilities, labels) of the resource spaces of one board view whose count the rules know."""
     board = layout["name"]
-    spaces = [(r, count_label(counter, r, expected.get(f"{board}/{r['id']}"))) for r in count_regions(layout)
-              if f"{board}/{r['id']}" in expected]
+    spaces = [
+        (r, count_label(counter, r, expected.get(f"{board}/{r['id']}")))
+        for r in count_regions(layout)
+        if f"{board}/{r['id']}" in expected
+    ]
     spaces = [(r, n) for r, n in spaces if n is not None]
     if not spaces:
         return [], []

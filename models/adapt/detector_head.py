@@ -96,16 +96,25 @@ def add_board(samples: HeadSamples, out: dict, r_in: float, card: dict, reader, 
     heat, colour, side = out["heat"][0], out["colour"][0], out["side"][0]
     classes, colours, sides = list(card["classes"]), list(card["colours"]), list(card["sides"])
     for key, want in expected.items():
-        if not key.startswith(board + "/") or "#" in key or kinds.get(key) in (PILE_KIND, TILE_KIND) or not isinstance(want, tuple):
+        if (
+            not key.startswith(board + "/")
+            or "#" in key
+            or kinds.get(key) in (PILE_KIND, TILE_KIND)
+            or not isinstance(want, tuple)
+        ):
             continue
         here = by_region.get(key, [])  # strongest first
-        pieces = [(_index(c, classes, -1), _index(k, colours, len(colours)), _index(s, sides, len(sides)))
-                  for pk, n in want for c, k, s in [split_key(pk)] for _ in range(n)]
+        pieces = [
+            (_index(c, classes, -1), _index(k, colours, len(colours)), _index(s, sides, len(sides)))
+            for pk, n in want
+            for c, k, s in [split_key(pk)]
+            for _ in range(n)
+        ]
         if any(c < 0 for c, _, _ in pieces) or len(here) < len(pieces):
             samples.skipped += 1
             continue
         samples.regions += 1
-        top = here[:len(pieces)]
+        top = here[: len(pieces)]
         h = np.stack([heat[:, cells[i, 0], cells[i, 1]] for i in top]) if top else None
         k = np.stack([colour[:, cells[i, 0], cells[i, 1]] for i in top]) if top else None
         s = np.stack([side[:, cells[i, 0], cells[i, 1]] for i in top]) if top else None
@@ -136,6 +145,8 @@ def fit_head(samples: HeadSamples, card: dict) -> TableHead:
     for c in np.nonzero(target.sum(0) < MIN_POSITIVES)[0]:  # e.g. canoes, which lie only in lakes (piles: no labels)
         head.heat_w[c], head.heat_b[c] = np.eye(len(head.heat_b), dtype=np.float32)[c], 0.0
     if pos.sum() >= 2:
-        head.colour_w, head.colour_b = fit_linear(np.stack(samples.colour)[pos], np.asarray(samples.col)[pos], "softmax", ATTR_PRIOR)
+        head.colour_w, head.colour_b = fit_linear(
+            np.stack(samples.colour)[pos], np.asarray(samples.col)[pos], "softmax", ATTR_PRIOR
+        )
         head.side_w, head.side_b = fit_linear(np.stack(samples.side)[pos], np.asarray(samples.sid)[pos], "softmax", ATTR_PRIOR)
     return head

@@ -21,8 +21,15 @@ def _softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(1, keepdims=True)
 
 
-def fit_linear(x: np.ndarray, y: np.ndarray, loss: str, prior: float = 10.0, weights: np.ndarray | None = None,
-               steps: int = STEPS, lr: float = LEARNING_RATE) -> tuple[np.ndarray, np.ndarray]:
+def fit_linear(
+    x: np.ndarray,
+    y: np.ndarray,
+    loss: str,
+    prior: float = 10.0,
+    weights: np.ndarray | None = None,
+    steps: int = STEPS,
+    lr: float = LEARNING_RATE,
+) -> tuple[np.ndarray, np.ndarray]:
     """(W, b) of z = x Wᵀ + b, W (d, d) started at I and b at 0, minimising the summed loss plus ``prior`` ·
     (|W - I|² + |b|²) (scaled by the number of samples: the mean loss plus ``prior`` / n times the pull).
 
@@ -51,5 +58,5 @@ def fit_linear(x: np.ndarray, y: np.ndarray, loss: str, prior: float = 10.0, wei
         for i, (param, grad) in enumerate(((W, gW), (b, gb))):
             m[i] = b1 * m[i] + (1 - b1) * grad
             v[i] = b2 * v[i] + (1 - b2) * grad * grad
-            param -= lr * (m[i] / (1 - b1 ** t)) / (np.sqrt(v[i] / (1 - b2 ** t)) + 1e-8)
+            param -= lr * (m[i] / (1 - b1**t)) / (np.sqrt(v[i] / (1 - b2**t)) + 1e-8)
     return W.astype(np.float32), b.astype(np.float32)

@@ -51,8 +51,14 @@ class Crops:
 def add_tiles(crops: Crops, view, px_per_mm: float, layout: dict, expected: dict) -> None:
     """The tile slots of one board view the rules know to be empty, with no piece on them."""
     board = layout["name"]
-    slots = [r for r in layout["regions"] if r.get("kind") == "tile_slot" and f"{board}/{r['id']}#tile" in expected
-             and expected[f"{board}/{r['id']}#tile"] is None and expected.get(f"{board}/{r['id']}") == ()]
+    slots = [
+        r
+        for r in layout["regions"]
+        if r.get("kind") == "tile_slot"
+        and f"{board}/{r['id']}#tile" in expected
+        and expected[f"{board}/{r['id']}#tile"] is None
+        and expected.get(f"{board}/{r['id']}") == ()
+    ]
     if not slots:
         return
     r = TILE_VIEW_PX_PER_MM
@@ -61,7 +67,9 @@ def add_tiles(crops: Crops, view, px_per_mm: float, layout: dict, expected: dict
         crops.add(EMPTY, features(slot_crop(big, r, reg["polygon"])))
 
 
-def add_tokens(crops: Crops, gallery: TokenGallery, view, px_per_mm: float, board: str, detections, region_of, expected: dict) -> None:
+def add_tokens(
+    crops: Crops, gallery: TokenGallery, view, px_per_mm: float, board: str, detections, region_of, expected: dict
+) -> None:
     """The grey tokens of one board view (``detections``: the observer's, ``region_of``: point -> region id) in
     regions where the rules expect grey tokens of one class only."""
     H = view_matrix(px_per_mm)

@@ -59,8 +59,9 @@ def load_look(folder: Path) -> HarvestedLook:
     boards = {b: (str(d["file"]), float(d["px_per_mm"])) for b, d in (meta.get("boards") or {}).items()}
     read = {k: (value_from_json(v[0]), float(v[1])) for k, v in (meta.get("read") or {}).items()}
     expected = {k: value_from_json(v) for k, v in (meta.get("expected") or {}).items()}
-    return HarvestedLook(folder.name, folder, boards, expected, read, dict(meta.get("kinds") or {}),
-                         str(meta.get("source", "explained")))
+    return HarvestedLook(
+        folder.name, folder, boards, expected, read, dict(meta.get("kinds") or {}), str(meta.get("source", "explained"))
+    )
 
 
 def load_looks(looks_dir: Path) -> list[HarvestedLook]:
@@ -69,7 +70,9 @@ def load_looks(looks_dir: Path) -> list[HarvestedLook]:
     looks_dir = Path(looks_dir)
     if not looks_dir.is_dir():
         return []
-    return [load_look(d) for d in sorted(looks_dir.iterdir()) if d.is_dir() and d.name[:1] not in "._" and (d / "meta.json").is_file()]
+    return [
+        load_look(d) for d in sorted(looks_dir.iterdir()) if d.is_dir() and d.name[:1] not in "._" and (d / "meta.json").is_file()
+    ]
 
 
 def split(looks: list[HarvestedLook], every: int = HOLD_OUT_EVERY) -> tuple[list[HarvestedLook], list[HarvestedLook]]:

@@ -23,8 +23,15 @@ from vision.observe import Observer
 from vision.sources import FolderSource
 
 
-def record_looks(game_folder, looks_dir, game_id: str | None = None, every: int = 1, limit: int | None = None,
-                 transform: Callable[[np.ndarray], np.ndarray] | None = None, progress=None) -> int:
+def record_looks(
+    game_folder,
+    looks_dir,
+    game_id: str | None = None,
+    every: int = 1,
+    limit: int | None = None,
+    transform: Callable[[np.ndarray], np.ndarray] | None = None,
+    progress=None,
+) -> int:
     """Write the looks of a rendered game (a frame folder with ``session.json`` and ``truth.json``) under
     ``looks_dir``: one per ``every``-th legal table change (the set-up first), at most ``limit``; ``transform``
     changes each stored view (a colour cast). Returns how many were written."""
@@ -32,7 +39,9 @@ def record_looks(game_folder, looks_dir, game_id: str | None = None, every: int 
     meta = json.loads((folder / "session.json").read_text(encoding="utf-8"))
     truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
     game = registry.get(meta.get("game", "wendake"))
-    ob = Observer([lay.resolve(n) for n in meta["layouts"]], camera=cam.load(folder / meta["camera"]) if meta.get("camera") else None)
+    ob = Observer(
+        [lay.resolve(n) for n in meta["layouts"]], camera=cam.load(folder / meta["camera"]) if meta.get("camera") else None
+    )
     state = game.state_from_json(meta["initial"])
     moves = [game.move_from_json(m) for m in truth["moves"]]
     steps = truth["steps"]
@@ -63,8 +72,16 @@ def record_looks(game_folder, looks_dir, game_id: str | None = None, every: int 
         expected = game.expected_readings(state)
         views = {b: ((transform or (lambda im: im))(ob.views[b].image), ob.views[b].px_per_mm) for b in boards}
         keys = [k for k in expected if k in readings]
-        write_look(Path(looks_dir), gid, i, "setup" if i == 0 else "explained", views, {k: expected[k] for k in keys},
-                   {k: (readings[k].value, readings[k].confidence) for k in keys}, {k: game.region_kind(k) for k in keys})
+        write_look(
+            Path(looks_dir),
+            gid,
+            i,
+            "setup" if i == 0 else "explained",
+            views,
+            {k: expected[k] for k in keys},
+            {k: (readings[k].value, readings[k].confidence) for k in keys},
+            {k: game.region_kind(k) for k in keys},
+        )
         written += 1
     source.close()
     return written

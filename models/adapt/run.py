@@ -35,7 +35,12 @@ from vision.observe import ADAPTED_CARD, COUNTER_HEAD, DETECTOR_HEAD, TILE_ADDIT
 CARD_FORMAT = "tablewatch.adapted/1"
 NEW_DIR = "adapted.new"  # the candidate, before the check decides
 # shares of the progress bar: learning from the looks, fitting, reading the held-out looks twice
-PHASES = (("collecting labels", 0.45), ("fitting", 0.05), ("reading held-out looks (current)", 0.25), ("reading held-out looks (new)", 0.25))
+PHASES = (
+    ("collecting labels", 0.45),
+    ("fitting", 0.05),
+    ("reading held-out looks (current)", 0.25),
+    ("reading held-out looks (new)", 0.25),
+)
 
 Progress = Callable[[float, str], None]
 
@@ -66,8 +71,16 @@ def collect(looks: list[HarvestedLook], ob, progress=None) -> dict:
                 counts[1].extend(lab)
             galleries.add_tiles(tiles, view, r, layout, lk.expected)
             if tokens is not None:
-                dets = decode(out["heat"][0], out["reg"][0], out["colour"][0], out["side"][0], det.card, ob.threshold,
-                              float(det.card.get("nms_mm", 7.0)), r_in)
+                dets = decode(
+                    out["heat"][0],
+                    out["reg"][0],
+                    out["colour"][0],
+                    out["side"][0],
+                    det.card,
+                    ob.threshold,
+                    float(det.card.get("nms_mm", 7.0)),
+                    r_in,
+                )
                 galleries.add_tokens(faces, tokens, view, r, board, dets, reader.region_of, lk.expected)
         if progress is not None:
             progress(i + 1, len(looks))
@@ -110,12 +123,20 @@ def _pct(x: float | None) -> str:
 
 def card(looks: int, held_out: int, before: Figures, after: Figures, fitted: dict, made: str) -> dict:
     kinds = sorted(set(before.by_kind) | set(after.by_kind))
-    return {"format": CARD_FORMAT, "made": made, "looks": looks, "held_out": held_out,
-            "before": before.json(), "after": after.json(),
-            "by_kind": {k: {"before": before.kind_share(k), "after": after.kind_share(k), "checked": after.by_kind.get(k, [0])[0]}
-                        for k in kinds},
-            "fitted": fitted,
-            "text": f"read {_pct(before.share)} → {_pct(after.share)} of your table's regions"}
+    return {
+        "format": CARD_FORMAT,
+        "made": made,
+        "looks": looks,
+        "held_out": held_out,
+        "before": before.json(),
+        "after": after.json(),
+        "by_kind": {
+            k: {"before": before.kind_share(k), "after": after.kind_share(k), "checked": after.by_kind.get(k, [0])[0]}
+            for k in kinds
+        },
+        "fitted": fitted,
+        "text": f"read {_pct(before.share)} → {_pct(after.share)} of your table's regions",
+    }
 
 
 def _write_json(path: Path, doc: dict) -> None:
@@ -127,8 +148,10 @@ def adapt(profile, progress: Progress | None = None, threads: int = 2) -> dict:
     card (or the one that was not swapped in), "text": one line}. UserError when there is nothing to learn from."""
     looks = load_looks(profile.looks_dir)
     if not looks:
-        raise UserError(f"the table profile {profile.name} has no harvested looks in {profile.looks_dir}: play a game "
-                        "with `tablewatch live` first (it keeps the looks it is sure of), then adapt.")
+        raise UserError(
+            f"the table profile {profile.name} has no harvested looks in {profile.looks_dir}: play a game "
+            "with `tablewatch live` first (it keeps the looks it is sure of), then adapt."
+        )
     learn, held = split(looks)
     base = observer_for(looks, None, profile.name, threads)
     samples = collect(learn, base, _phase(progress, 0))
@@ -148,7 +171,10 @@ def adapt(profile, progress: Progress | None = None, threads: int = 2) -> dict:
     swapped = after.misread < before.misread
     if swapped:
         _write_json(new_dir / ADAPTED_CARD, doc)
-        _write_json(new_dir / "reliability.json", reliability(after, f"tablewatch adapt {profile.name}, {len(held)} held-out looks, {made}"))
+        _write_json(
+            new_dir / "reliability.json",
+            reliability(after, f"tablewatch adapt {profile.name}, {len(held)} held-out looks, {made}"),
+        )
         if profile.previous_dir.exists():
             shutil.rmtree(profile.previous_dir)
         if profile.adapted_dir.exists():
@@ -157,8 +183,10 @@ def adapt(profile, progress: Progress | None = None, threads: int = 2) -> dict:
         text = doc["text"]
     else:
         shutil.rmtree(new_dir)
-        text = (f"kept the current weights: the new ones read {_pct(after.share)} of your table's held-out regions, "
-                f"the current ones {_pct(before.share)}")
+        text = (
+            f"kept the current weights: the new ones read {_pct(after.share)} of your table's held-out regions, "
+            f"the current ones {_pct(before.share)}"
+        )
     if progress is not None:
         progress(1.0, "done")
     return {"swapped": swapped, "card": doc, "text": text}
