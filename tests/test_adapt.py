@@ -16,8 +16,8 @@ from assistant.apps.cli import main
 from assistant.table.profile import open_profile
 from models.adapt.looks import cast, load_looks, split
 from models.adapt.record import record_looks
-from models.adapt.run import adapt, rollback
-from models.adapt.views import figures, observer_for, read_looks
+from models.adapt.run import adapt, decide, rollback
+from models.adapt.views import Figures, figures, observer_for, read_looks
 
 WARM = (0.45, 0.8, 1.6)  # a strong warm cast: the base counter misses fish and miscounts beavers under it
 
@@ -46,6 +46,21 @@ def profile_with(tmp_path, looks_dir, gains=None, name="table"):
     return prof
 
 
+def as_games(looks_dir, dest, sizes):
+    """The looks of ``looks_dir`` in name order as consecutive games "a", "b", ... of ``sizes`` looks each, game
+    by game a day later (their meta.json's ``game`` and ``made``, and their folder names, changed)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    src = sorted(p for p in looks_dir.iterdir() if (p / "meta.json").is_file())
+    games = [g for g, n in zip("abcdefgh", sizes) for _ in range(n)]
+    for i, (folder, game) in enumerate(zip(src, games)):
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+        meta.update(game=game, made=f"2026-01-{10 + ord(game) - ord('a')}T10:00:{i:02d}+0000")
+        out = dest / f"{game}-{i:04d}"
+        shutil.copytree(folder, out)
+        (out / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    return dest
+
+
 @pytest.fixture(scope="module")
 def warm_adapted(game_looks, tmp_path_factory):
     """A warm-cast table adapted once: (profile, adapt's result)."""
@@ -60,6 +75,38 @@ def test_the_held_out_looks_are_every_fourth_by_name(game_looks):
     assert [lk.name for lk in held] == [looks[3].name, looks[7].name]
     assert not {lk.name for lk in held} & {lk.name for lk in learn}
     assert split(looks[:3]) == (looks[:3], looks[:3])  # too few to spare one: checked on the looks it learned from
+
+
+def test_with_two_games_or_more_the_newest_games_are_held_out_whole(game_looks, tmp_path):
+    two = load_looks(as_games(game_looks, tmp_path / "two", (6, 3)))
+    learn, held = split(two)
+    assert {lk.game for lk in held} == {"b"} and len(held) == 3 and {lk.game for lk in learn} == {"a"}
+    three = load_looks(as_games(game_looks, tmp_path / "three", (6, 2, 1)))
+    learn, held = split(three)  # game c alone is 1 look of 9: under a quarter, so game b goes with it
+    assert {lk.game for lk in held} == {"b", "c"} and {lk.game for lk in learn} == {"a"}
+    big = load_looks(as_games(game_looks, tmp_path / "big", (2, 7)))
+    learn, held = split(big)  # the oldest game is never held out, however small
+    assert {lk.game for lk in held} == {"b"} and len(learn) == 2
+
+
+def test_adapt_checks_a_new_adaptation_on_a_game_it_never_learned_from(game_looks, tmp_path):
+    prof = profile_with(tmp_path, as_games(game_looks, tmp_path / "games", (5, 3)), WARM)
+    card = adapt(prof)["card"]
+    assert card["held_out"] == 3 and card["looks"] == 8
+    assert card["held_out_by"] == "game" and card["held_out_games"] == ["b"]
+
+
+def test_a_region_kind_that_reads_worse_keeps_the_weights_in_use_though_the_total_improves():
+    before = Figures(100, 10, {"count": [50, 2], "top-of-stack": [50, 8]})
+    worse = Figures(100, 6, {"count": [50, 6], "top-of-stack": [50, 0]})
+    swap, kinds, text = decide(before, worse)
+    assert not swap and [k["kind"] for k in kinds] == ["count"] and kinds[0]["more_misread"] == 4
+    assert text.startswith(
+        "kept the current weights: the new ones read your table's counted regions worse (96.0 % → 88.0 % of 50"
+    )
+    within = Figures(100, 4, {"count": [50, 4], "top-of-stack": [50, 0]})  # 2 more misread: within the margin
+    assert decide(before, within)[:2] == (True, [])
+    assert decide(before, Figures(100, 10, {"count": [50, 2], "top-of-stack": [50, 8]}))[0] is False
 
 
 def test_adapting_a_colour_shifted_table_reads_its_held_out_looks_better_and_swaps_in(warm_adapted):

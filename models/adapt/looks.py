@@ -2,7 +2,8 @@
 ``vision.harvest``; docs/adapt.md) as adapt learns from them (``HarvestedLook``: views by file, values decoded), the
 hold-out rule, and when a reading agrees with the value the rules expect.
 
-Owns ``HarvestedLook``, ``load_looks``, ``split`` (which looks are held out: deterministic, by look) and ``agrees``.
+Owns ``HarvestedLook``, ``load_looks``, ``split`` (which looks are held out: deterministic; whole games when the
+looks come from two games or more, else every 4th look) and ``agrees``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from assistant.errors import UserError
 from assistant.table.observation import pile_agrees
 from vision.harvest import read_look, value_from_json
 
-HOLD_OUT_EVERY = 4  # every 4th look (in name order) is held out: a quarter of them
+HOLD_OUT_EVERY = 4  # one game: every 4th look (in name order) is held out; two or more: a quarter of the looks, by game
 PILE_KIND = "pile"  # a pile hides pieces under others: it agrees when it shows some of them and nothing else
 TILE_KIND = "tile-face"
 NOT_READ = object()  # a key a reading left out (a tile's None means an empty slot)
@@ -25,7 +26,8 @@ NOT_READ = object()  # a key a reading left out (a tile's None means an empty sl
 @dataclass
 class HarvestedLook:
     """One harvested look: its folder, the views of its boards ({board: (BGR image, px/mm)}), the rules' values
-    (``expected``), what was read then (``read``: {key: (value, confidence)}) and each key's region kind."""
+    (``expected``), what was read then (``read``: {key: (value, confidence)}), each key's region kind, the game it
+    belongs to and when it was made."""
 
     name: str
     folder: Path
@@ -34,6 +36,8 @@ class HarvestedLook:
     read: dict
     kinds: dict[str, str]
     source: str = "explained"
+    game: str = ""
+    made: str = ""
 
     def view(self, board: str):
         """The board's stored view (BGR uint8)."""
@@ -59,8 +63,17 @@ def load_look(folder: Path) -> HarvestedLook:
     boards = {b: (str(d["file"]), float(d["px_per_mm"])) for b, d in (meta.get("boards") or {}).items()}
     read = {k: (value_from_json(v[0]), float(v[1])) for k, v in (meta.get("read") or {}).items()}
     expected = {k: value_from_json(v) for k, v in (meta.get("expected") or {}).items()}
+    game = str(meta.get("game") or folder.name.rpartition("-")[0] or folder.name)
     return HarvestedLook(
-        folder.name, folder, boards, expected, read, dict(meta.get("kinds") or {}), str(meta.get("source", "explained"))
+        folder.name,
+        folder,
+        boards,
+        expected,
+        read,
+        dict(meta.get("kinds") or {}),
+        str(meta.get("source", "explained")),
+        game,
+        str(meta.get("made") or ""),
     )
 
 
@@ -75,11 +88,29 @@ def load_looks(looks_dir: Path) -> list[HarvestedLook]:
     ]
 
 
+def games_of(looks: list[HarvestedLook]) -> list[str]:
+    """The games of ``looks``, oldest first (by their first look's time, then by name)."""
+    first: dict[str, tuple[str, str]] = {}
+    for lk in looks:
+        first[lk.game] = min(first.get(lk.game, (lk.made, lk.name)), (lk.made, lk.name))
+    return sorted(first, key=lambda g: first[g])
+
+
 def split(looks: list[HarvestedLook], every: int = HOLD_OUT_EVERY) -> tuple[list[HarvestedLook], list[HarvestedLook]]:
-    """(looks to learn from, held-out looks): every ``every``-th look in name order is held out (the 4th, 8th,
-    ...). With fewer than ``every`` looks none can be spared: both lists are all the looks (the card then says
-    ``held_out`` 0: the check ran on the looks it learned from)."""
+    """(looks to learn from, held-out looks). Looks from two games or more: the newest games are held out whole,
+    newest first, until they hold at least 1/``every`` of the looks, the oldest game never (so what is checked is
+    the reading of a game the adaptation never saw). Looks from one game: every ``every``-th look in name order is
+    held out (the 4th, 8th, ...); with fewer than ``every`` looks none can be spared: both lists are all the looks
+    (the card then says ``held_out`` 0: the check ran on the looks it learned from)."""
     looks = sorted(looks, key=lambda lk: lk.name)
+    games = games_of(looks)
+    if len(games) >= 2:
+        held_games: set[str] = set()
+        for g in reversed(games[1:]):
+            held_games.add(g)
+            if sum(lk.game in held_games for lk in looks) * every >= len(looks):
+                break
+        return [lk for lk in looks if lk.game not in held_games], [lk for lk in looks if lk.game in held_games]
     held = [lk for i, lk in enumerate(looks) if i % every == every - 1]
     if not held:
         return looks, looks
