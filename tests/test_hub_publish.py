@@ -386,3 +386,53 @@ def test_publish_command_refuses_bad_input(tmp_path):
         timeout=60,
     )
     assert r.returncode == 2 and "no game log" in r.stderr and "Traceback" not in r.stderr
+
+
+# ---- the tablet's Setup: the hub field, and live's HubLink following it ---------------------------------------
+def test_setup_hub_field_is_saved_and_followed(tmp_path, game):
+    from assistant.apps.hub_publish import HubLink
+    from web import security
+    from web.app import create_app
+
+    pin = "482193"
+    security.PinStore(tmp_path / "pin.json").set_pin(pin)
+    data = tmp_path / "data"
+    app = create_app(game, {"PIN_FILE": str(tmp_path / "pin.json"), "DATA_DIR": str(data), "TESTING": True})
+    c = app.test_client()
+    assert "Hub (many tables)" in c.get("/setup").get_data(as_text=True)
+    t = c.get("/api/whoami").get_json()["csrf_token"]
+    h = {"X-CSRF-Token": t}
+    body = {"url": "mqtt://127.0.0.1:1", "table": "Table 7", "event": "", "user": "table-7", "password": "s3cret"}
+    assert c.post("/api/setup/hub", json=body, headers=h).status_code == 403  # the PIN first, like every change
+    assert c.post("/api/unlock", json={"pin": pin}, headers=h).status_code == 200
+    r = c.post("/api/setup/hub", json={**body, "url": "localhost:1883"}, headers=h)
+    assert r.status_code == 400 and "has no scheme" in r.get_json()["error"]
+    assert not (data / "setup.json").is_file() or "hub" not in json.loads((data / "setup.json").read_text())
+
+    b = Broker(
+        tmp_path,
+        users={"table-7": "s3cret", "hub": "h"},
+        acl="user hub\ntopic read tablewatch/#\npattern write tablewatch/+/%u/#\n",
+    )
+    with b:
+        r = c.post("/api/setup/hub", json={**body, "url": b.url}, headers=h)
+        assert r.status_code == 200 and r.get_json()["topic"] == "tablewatch/default/table-7/"
+        saved = json.loads((data / "setup.json").read_text())["hub"]
+        assert saved == {"url": b.url, "table": "Table 7", "event": "default", "user": "table-7"}
+        assert "s3cret" not in (data / "setup.json").read_text()
+        assert ((data / hubfollow.PASSWORD_FILE).stat().st_mode & 0o777) == 0o600
+        # saved again without a password: the saved one is kept
+        assert c.post("/api/setup/hub", json={**body, "url": b.url, "password": ""}, headers=h).status_code == 200
+        reader = Reader(b, user="hub", password="h")
+        until(reader.connected.is_set, what="the hub user")
+        link = HubLink(game.log.path, data, poll_s=0.2).start()
+        try:
+            play(game, 5, random.Random(7))
+            until(lambda: set(reader.seqs()) >= set(logged_seqs(game)), what="the game through Setup's hub")
+            assert c.post("/api/setup/hub", json={**body, "url": ""}, headers=h).get_json() == {"ok": True, "hub": None}
+            until(lambda: link.publisher is None, what="publishing to stop")
+            assert not (data / hubfollow.PASSWORD_FILE).exists()
+        finally:
+            link.stop()
+        assert reader.kinds("status")[-1]["state"] == "offline"
+        reader.close()

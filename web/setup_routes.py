@@ -6,18 +6,23 @@ the game through the table core (``Game.setup_options``, ``Game.parse_setup``), 
 Everything here writes into the server's DATA_DIR under fixed names (never a path from the client):
 ``camera.json`` is read if present (``tablewatch calibrate camera``), ``colours.json`` is written by the colour
 step, ``setup.json`` holds the chosen layout for each board ({"boards": {role: layout name}}), user layouts are
-``layouts/<name>.json`` (from the tracer). Photos come as uploads or from the CAMERA_FRAME hook.
+``layouts/<name>.json`` (from the tracer). Photos come as uploads or from the CAMERA_FRAME hook. The hub this
+table publishes to (docs/hub.md) is ``setup.json``'s ``hub`` ({url, table, event, user}; checked by
+``assistant.table.hubfollow.settings``) and its broker password ``hub-password`` (mode 0600); ``tablewatch live``
+picks a change up within seconds.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from flask import Blueprint, current_app, jsonify, render_template, request
 
 from assistant.errors import UserError
 from assistant.table import game as games
+from assistant.table import hubfollow, hubmsg
 from assistant.table.session import GameSession
 from calibration import camera as cam
 from calibration import colours as col
@@ -90,7 +95,7 @@ def setup_page():
                            tribes=opts.get("tribes", {}), pairings=opts.get("pairings", {}),
                            roles=list(opts["boards"]), layouts=available_layouts(), chosen=read_setup().get("boards", {}),
                            has_camera=callable(current_app.config.get("CAMERA_FRAME")),
-                           has_colours=(data_dir() / "colours.json").is_file())
+                           has_colours=(data_dir() / "colours.json").is_file(), hub=read_setup().get("hub") or {})
 
 
 # ---- 1. the game -----------------------------------------------------------------------------------------
@@ -246,3 +251,45 @@ def choose_layouts():
         return jsonify(error="The layouts were not saved.", problems=problems), 422
     (data_dir() / "setup.json").write_text(json.dumps({**read_setup(), "boards": chosen}, indent=2) + "\n", encoding="utf-8")
     return jsonify(ok=True, boards=chosen)
+
+
+# ---- 5. the hub (many tables, docs/hub.md) --------------------------------------------------------------
+def _write_secret(path: Path, text: str) -> None:
+    """``text`` into ``path``, readable by its owner only from the first byte, whole or not at all."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+@bp.post("/api/setup/hub")
+def choose_hub():
+    """Save the hub this table publishes to: ``{"url", "table", "event", "user", "password"}`` (an empty url: no
+    hub; an empty password keeps the saved one). Checked as ``tablewatch live --hub`` checks it."""
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or not all(isinstance(body.get(k, ""), str) for k in ("url", "table", "event", "user", "password")):
+        raise UserError('send {"url": "mqtt://HOST:1883", "table": "Table 7", "event", "user", "password"} as texts.')
+    fields = {k: body.get(k, "").strip() for k in ("url", "table", "event", "user")}
+    password = body.get("password", "")
+    secret = data_dir() / hubfollow.PASSWORD_FILE
+    current = read_setup()
+    if not fields["url"]:
+        current.pop("hub", None)
+        (data_dir() / "setup.json").write_text(json.dumps(current, indent=2) + "\n", encoding="utf-8")
+        secret.unlink(missing_ok=True)
+        return jsonify(ok=True, hub=None)
+    kept = secret.read_text(encoding="utf-8").strip() if not password and secret.is_file() else None
+    hub = hubfollow.settings(fields["url"], fields["table"], fields["event"] or None, fields["user"] or None,
+                             password=password or kept)
+    if password:
+        _write_secret(secret, password)
+    elif not fields["user"]:
+        secret.unlink(missing_ok=True)
+    saved = {"url": hub.broker.url, "table": hub.name, "event": hub.event, "user": hub.user or ""}
+    (data_dir() / "setup.json").write_text(json.dumps({**current, "hub": saved}, indent=2) + "\n", encoding="utf-8")
+    return jsonify(ok=True, hub=saved, topic=hubmsg.prefix(hub.event, hub.key.table))

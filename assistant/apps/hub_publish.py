@@ -33,7 +33,6 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 
 from assistant.errors import UserError
-from assistant.jsonfile import read_json
 from assistant.table import hubfollow, hubmsg, paths
 from assistant.table.hubfollow import Follower, HubSettings
 
@@ -342,7 +341,7 @@ class HubLink:
     def check(self) -> None:
         """Start, restart or stop the publisher to match the settings now."""
         try:
-            wanted = self.fixed or setup_hub(self.data_dir)
+            wanted = self.fixed or hubfollow.from_setup(self.data_dir)
         except UserError as exc:
             wanted = None
             if str(exc) != self._current:
@@ -378,29 +377,6 @@ class HubLink:
     def stop(self) -> None:
         self._stop.set()
         self._stop_publisher()
-
-
-HUB_PASSWORD_FILE = "hub-password"  # in DATA_DIR, mode 0600: the broker password given in Setup
-
-
-def setup_hub(data_dir) -> HubSettings | None:
-    """The hub set in the tablet's Setup (``setup.json``'s ``hub``: url, table, event, user; the password in
-    ``DATA_DIR/hub-password``), or None; ``UserError`` for settings that cannot be used."""
-    path = Path(data_dir) / "setup.json"
-    if not path.is_file():
-        return None
-    doc = read_json(path)
-    hub = doc.get("hub") if isinstance(doc, dict) else None
-    if not isinstance(hub, dict) or not hub.get("url"):
-        return None
-    secret = Path(data_dir) / HUB_PASSWORD_FILE
-    return hubfollow.settings(
-        hub.get("url"),
-        hub.get("table"),
-        hub.get("event"),
-        hub.get("user"),
-        str(secret) if hub.get("user") and secret.is_file() else None,
-    )
 
 
 # ---- tablewatch publish ----------------------------------------------------------------------------------------

@@ -28,6 +28,11 @@ by itself between games (a game over, or no move for ``ADAPT_IDLE_S`` while look
 priority, never two at once, and the tablet can ask for one (``ADAPT_NOW``). A new adaptation is read from the
 next game on, or at once when the table is idle, without a restart.
 
+Many tables (docs/hub.md): ``--hub mqtt://HOST:1883 --table "Table 7"``, or the hub set in the tablet's Setup,
+publishes the game log to the hub's broker (``assistant.apps.hub_publish.HubLink``, a background follower of the
+log: a broker that is down never slows the game). ``--table`` then names the table at the hub too; its profile
+folder is the name itself when it is a profile name, else the name's slug (``table-7``).
+
 Owns ``Live`` (the loop thread, hooks and board-view rendering) and the ``live`` subcommand (registered by
 ``assistant.apps.pipecli``).
 """
@@ -43,11 +48,12 @@ from pathlib import Path
 
 import numpy as np
 
+from assistant.apps.hub_publish import HubLink
 from assistant.apps.learn import AdaptRunner, Harvester, HarvestingFeed, StatusBoard
 from assistant.apps.serve import open_session
 from assistant.errors import UserError
-from assistant.table import paths
-from assistant.table.profile import TableProfile, open_profile, profile_name
+from assistant.table import hubfollow, hubmsg, paths
+from assistant.table.profile import TableProfile, check_name, open_profile, profile_name
 from assistant.table.session import GameSession
 from calibration import camera as cam
 from calibration import layout as lay
@@ -645,11 +651,38 @@ def table_profile(data_dir: Path, name: str | None, layouts: list[str] | None, c
         return None
 
 
+def profile_of_table(name: str | None) -> str | None:
+    """The table profile ``--table NAME`` names: NAME when it can name a profile folder, else its slug ("Table 7"
+    -> table-7, the name the hub shows it under too)."""
+    if not name:
+        return None
+    try:
+        return check_name(name)
+    except UserError:
+        try:
+            return hubmsg.table_slug(name)
+        except ValueError as exc:
+            raise UserError(f"--table: {exc}.") from None
+
+
+def session_snapshot(live: Live):
+    """For the hub's snapshot: the live session's snapshot when it plays ``game_id``, else None."""
+
+    def snapshot_of(game_id: str):
+        s = live.session
+        if getattr(s, "game_id", None) == game_id and callable(getattr(s, "snapshot", None)):
+            return s.snapshot()
+        return None
+
+    return snapshot_of
+
+
 def run_live(args) -> int:
     import cv2
 
     if args.vision_threads < 1 or args.web_threads < 1:
         raise UserError("--vision-threads and --web-threads must be at least 1.")
+    hub_settings = hubfollow.settings_from_args(args)  # a bad --hub fails now, before the camera opens
     cv2.setNumThreads(args.vision_threads)
     data_dir = paths.data_dir(args.data_dir)
     try:
@@ -661,7 +694,7 @@ def run_live(args) -> int:
     if not is_live_source(source):
         source.open()  # a recording that cannot be played fails now, with its message
     session = open_game(db, args.players, args.colours, args.seed, args.game)
-    profile = table_profile(data_dir, getattr(args, "table", None), args.layout, args.camera)
+    profile = table_profile(data_dir, profile_of_table(getattr(args, "table", None)), args.layout, args.camera)
     live = Live(source, session, layouts=args.layout, data_dir=data_dir, camera_file=args.camera, detector=args.model,
                 threads=args.vision_threads, profile=profile)
     game = getattr(session, "game_id", None)
@@ -670,11 +703,14 @@ def run_live(args) -> int:
     print(f"tablewatch live: camera {source.describe()}; game database {db}; "
           + (f"game {game}" if game else "the game log cannot be opened (said above; the tablet says it too)"
              if getattr(session, "problem", None) else "no game yet: start one in Setup on the tablet"), flush=True)
+    hub = HubLink(db, data_dir, fixed=hub_settings, snapshot_of=session_snapshot(live),
+                  on_message=lambda level, text: live._say(level, f"hub: {text}")).start()
     _sigterm_to_interrupt()
     try:
         serve(session, args.host, args.port, data_dir=data_dir, db_path=db, threads=args.web_threads,
               config=live.web_config(), qr=not args.no_qr, companion=live)
     finally:
+        hub.stop()
         s = live.session
         if s is not None and hasattr(s, "close"):
             try:

@@ -142,6 +142,30 @@ def settings(
     )
 
 
+SETUP_FILE = "setup.json"  # in DATA_DIR: the tablet's Setup choices; its "hub" key is {url, table, event, user}
+PASSWORD_FILE = "hub-password"  # in DATA_DIR, mode 0600: the broker password given in Setup
+
+
+def from_setup(data_dir) -> HubSettings | None:
+    """The hub set in the tablet's Setup (``DATA_DIR/setup.json``'s ``hub``, the password in
+    ``DATA_DIR/hub-password``), or None when none is set; ``UserError`` for settings that cannot be used."""
+    path = Path(data_dir) / SETUP_FILE
+    if not path.is_file():
+        return None
+    doc = read_json(path)
+    hub = doc.get("hub") if isinstance(doc, dict) else None
+    if not isinstance(hub, dict) or not hub.get("url"):
+        return None
+    secret = Path(data_dir) / PASSWORD_FILE
+    return settings(
+        hub.get("url"),
+        hub.get("table"),
+        hub.get("event"),
+        hub.get("user"),
+        str(secret) if hub.get("user") and secret.is_file() else None,
+    )
+
+
 def add_options(parser, table: bool = False) -> None:
     """Add ``--hub``, ``--event``, ``--hub-user``, ``--hub-password-file``, ``--hub-ca`` (and ``--table`` when
     the command has none: ``tablewatch live`` has its own, which names the table)."""

@@ -1,4 +1,4 @@
-/* Setup wizard: game form, camera check (upload or live), colour calibration, layout choice. */
+/* Setup wizard: game form, camera check (upload or live), colour calibration, layout choice, the hub. */
 "use strict";
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -75,5 +75,15 @@
     const r = await tw.post("/api/setup/layouts", { boards });
     if (r.ok) $("layout-ok").textContent = "Saved.";
     else $("layout-problems").innerHTML = (r.body.problems || [r.body.error]).map((p) => "<li>" + esc(p) + "</li>").join("");
+  });
+
+  $("hub-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const body = {};
+    e.target.querySelectorAll("input").forEach((i) => { body[i.name] = i.value; });
+    $("hub-problems").innerHTML = ""; $("hub-ok").textContent = "";
+    const r = await tw.post("/api/setup/hub", body);
+    if (r.ok) $("hub-ok").textContent = r.body.hub ? "Saved: publishing to " + r.body.hub.url + " as " + r.body.topic : "Saved: not publishing.";
+    else $("hub-problems").innerHTML = "<li>" + esc(r.body.error) + "</li>";
   });
 })();
