@@ -122,14 +122,19 @@ def _override_path(override: str | None) -> Path | None:
     return None
 
 
-@lru_cache(maxsize=8)
 def load_edition(override: str | None = None) -> Edition:
     """The bundled facts, each replaced by its twin in the owner's file when there is one (``override``, else
-    $TABLEWATCH_IWARI_EDITION, else ``iwari-edition.json`` in $TABLEWATCH_EDITION_DIR)."""
+    $TABLEWATCH_IWARI_EDITION, else ``iwari-edition.json`` in $TABLEWATCH_EDITION_DIR). Loaded once per file."""
+    path = _override_path(override)
+    return _load(None if path is None else str(path))
+
+
+@lru_cache(maxsize=8)
+def _load(override: str | None) -> Edition:
     raw = read_json(DATA_FILE)
     origin = dict.fromkeys(raw, str(DATA_FILE))
-    path = _override_path(override)
-    if path is not None:
+    if override is not None:
+        path = Path(override)
         own = read_json(path, missing=f"Iwari edition file {path} not found; fix the path or unset TABLEWATCH_IWARI_EDITION.")
         if not isinstance(own, dict):
             raise UserError(f"{path}: an Iwari edition file is an object of facts, as in {DATA_FILE}.")
