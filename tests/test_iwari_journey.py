@@ -11,6 +11,7 @@ import random
 import pytest
 from iwari_helpers import NAMES, finish_turn, game, give, new_turn, play, rules_of, supply, tent, totem
 
+from assistant.apps.bench_rules import main as bench_rules
 from assistant.errors import UserError
 from assistant.iwari import moves as M
 from assistant.iwari import rules
@@ -313,3 +314,11 @@ def test_set_up_refuses_what_does_not_fit():
         new_game(["Ann", "Bob"], colours=["red", "red"])
     with pytest.raises(UserError, match="map"):
         new_game(["Ann", "Bob"], map="atlantis")
+
+
+# ---- the benchmark -----------------------------------------------------------------------------------------------
+def test_bench_rules_plays_iwari_games(capsys):
+    """``tablewatch bench rules --game iwari`` plays random Iwari games and prints the per-game figures."""
+    assert bench_rules(["--game", "iwari", "--games", "3", "--players", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "game: iwari; games: 3 x 5 players" in out and "ms per game" in out
