@@ -436,3 +436,37 @@ def test_setup_hub_field_is_saved_and_followed(tmp_path, game):
             link.stop()
         assert reader.kinds("status")[-1]["state"] == "offline"
         reader.close()
+
+
+# ---- the follower alone (no broker) --------------------------------------------------------------------------------
+def test_follower_starts_at_the_newest_game_and_resumes_at_the_acknowledged_seq(tmp_path):
+    from assistant.table.eventlog import EventLog
+
+    log = EventLog(tmp_path / "games.sqlite")
+    log.create_game("g-old", "wendake", {"players": ["A"]}, "old")
+    old = [log.append("g-old", "Note", {"i": i}) for i in range(3)]
+    log.create_game("g-new", "wendake", {"players": ["B"]}, "new")
+    new = [log.append("g-new", "Note", {"i": i}) for i in range(4)]
+    key = hubfollow.HubKey("127.0.0.1:1883", "default", "Table 7")
+    f = hubfollow.Follower(log.path, key)
+    assert f.acked == old[-1]  # a table joining a hub sends its newest game, not the ones before
+    batch = f.next(limit=3)
+    assert [(k, v) for _, k, v in batch] == [("setup", "g-new"), ("event", new[0]), ("event", new[1]), ("event", new[2])]
+    assert hubmsg.check(batch[0][0].topic, batch[0][0].payload)[1]["setup"] == {"players": ["B"]}
+    f.acknowledged(new[1])
+    f.acknowledged(setup_of="g-new")
+    assert f.save() and f.state_path.name.startswith("games.sqlite.hub-")
+    f.close()
+    again = hubfollow.Follower(log.path, key)  # a new process: from the acknowledged seq, the setup not again
+    assert again.cursor == new[1]
+    assert [(k, v) for _, k, v in again.next()] == [("event", new[2]), ("event", new[3])]
+    assert again.next() == []
+    again.close()
+    other = hubfollow.Follower(log.path, hubfollow.HubKey("127.0.0.1:1883", "night-2", "Table 7"))
+    assert other.acked == old[-1] and other.state_path != again.state_path  # one acknowledged seq per hub
+    other.close()
+    again.state_path.write_text("{broken")
+    with pytest.raises(UserError, match="not valid JSON") as info:
+        hubfollow.Follower(log.path, key)
+    assert "\n" not in str(info.value)
+    log.close()

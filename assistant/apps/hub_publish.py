@@ -12,7 +12,7 @@ and table), the ``status`` topic retained with a last will of ``offline``.
   away; the log holds the rest). paho sends those again by itself after a reconnect.
 - Each PUBACK moves the acknowledged seq (contiguous: every event up to it acknowledged); it is written beside the
   log at most every ``save_s`` and at stop.
-- The snapshot goes out after new events, at most every ``snapshot_s``.
+- The snapshot goes out after events that may change it (not after looks alone), at most every ``snapshot_s``.
 - A refused connection (wrong password, unknown user), an unreachable broker, a TLS failure: one line each time the
   problem changes (``on_message``), retries every 1 to 30 s, and ``status`` says it for the tablet.
 
@@ -210,12 +210,9 @@ class Publisher:
             self._fresh.clear()
             self._greet()
         if self.connected:
-            sent = self._send_events()
-            now = time.monotonic()
-            if (sent or self._snap_due) and now - self._snap_at >= self.snapshot_s:
+            self._send_events()
+            if (self.follower.changed or self._snap_due) and time.monotonic() - self._snap_at >= self.snapshot_s:
                 self._send_snapshot()
-            elif sent:
-                self._snap_due = True
         if time.monotonic() - self._saved_at >= self.save_s:
             self._save()
 
@@ -236,12 +233,10 @@ class Publisher:
             self._publish(msg, ("setup", game_id))
         self._snap_due = True
 
-    def _send_events(self) -> int:
+    def _send_events(self) -> None:
         room = self.window - len(self._order)
-        batch = self.follower.next(limit=room) if room > 0 else []
-        for msg, kind, value in batch:
+        for msg, kind, value in self.follower.next(limit=room) if room > 0 else []:
             self._publish(msg, (kind, value))
-        return sum(1 for _, kind, _ in batch if kind == "event")
 
     def _send_snapshot(self) -> None:
         msg = self.follower.snapshot_message()

@@ -37,6 +37,7 @@ from assistant.table.session import GameSession
 
 STATE_FORMAT = "tablewatch.hub-state/1"
 SETUPS_KEPT = 50  # game ids whose setup the broker acknowledged, newest last
+LOOK_KINDS = ("Observation",)  # events that never change the snapshot by themselves (the tracker's events do)
 DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883}
 
 
@@ -234,6 +235,7 @@ class Follower:
         self.acked = 0
         self.setups: list[str] = []  # games whose setup the broker acknowledged
         self._sent_setups: set[str] = set()  # games whose setup went out since the cursor was last set
+        self.changed = True  # an event that may change the snapshot (not a look) went out since the last snapshot
         self._saved = (None, None)
         self._load()
         self.cursor = self.acked
@@ -328,6 +330,7 @@ class Follower:
                 self._sent_setups.add(game_id)
             out.append((hubmsg.event(self.event, self.name, game_id, seq, t, kind, json.loads(payload)), "event", seq))
             self.cursor = seq
+            self.changed = self.changed or kind not in LOOK_KINDS
         return out
 
     def setup_message(self, game_id: str) -> hubmsg.Message | None:
@@ -354,6 +357,7 @@ class Follower:
     def snapshot_message(self) -> hubmsg.Message | None:
         """The table's snapshot: its newest game, from the caller's session (``snapshot_of``) or resumed read-only
         from the log (moves only: ``GameSession.resume(rerun=False)``); None before any game."""
+        self.changed = False
         game_id = self.newest_game()
         if game_id is None:
             return None
