@@ -470,3 +470,15 @@ def test_follower_starts_at_the_newest_game_and_resumes_at_the_acknowledged_seq(
         hubfollow.Follower(log.path, key)
     assert "\n" not in str(info.value)
     log.close()
+
+
+def test_a_missing_broker_skips_only_outside_ci(monkeypatch):
+    from tests import mqtt_broker
+
+    monkeypatch.setattr(mqtt_broker, "mosquitto_path", lambda: None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="apt-get install mosquitto"):
+        mqtt_broker.require_mosquitto()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI must run the hub tests"):
+        mqtt_broker.require_mosquitto()

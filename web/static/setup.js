@@ -83,7 +83,7 @@
     e.target.querySelectorAll("input").forEach((i) => { body[i.name] = i.value; });
     $("hub-problems").innerHTML = ""; $("hub-ok").textContent = "";
     const r = await tw.post("/api/setup/hub", body);
-    if (r.ok) $("hub-ok").textContent = r.body.hub ? "Saved: publishing to " + r.body.hub.url + " as " + r.body.topic : "Saved: not publishing.";
+    if (r.ok) $("hub-ok").textContent = r.body.hub ? "Saved: tablewatch live publishes to " + r.body.hub.url + " under " + r.body.topic + " (within seconds)." : "Saved: not publishing.";
     else $("hub-problems").innerHTML = "<li>" + esc(r.body.error) + "</li>";
   });
 })();
