@@ -35,6 +35,7 @@ COMMAND_MODULES = [
     "assistant.apps.games",
     "assistant.apps.pipecli",
     "assistant.apps.serve",
+    "assistant.apps.hub",
 ]
 
 
