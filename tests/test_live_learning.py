@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -125,3 +126,76 @@ def test_a_replay_harvests_into_a_profile_and_reads_with_it(recording, tmp_path)
     assert first.source == "setup" and first.meta["moves"] == 0 and len(first.meta["boards"]) == 6
     again = replay_folder(recording, profile=prof)  # a profile never adapted reads as none
     assert again["moves"] == res["moves"] and "harvest" not in again
+
+
+def adapted_profile(data_dir, name, swap_colours: bool):
+    """A table profile whose adaptation is a table head alone: the identity, or one that reads every player's colour
+    as the next player's (red as blue, blue as green, ...): an adaptation made for another table at its worst."""
+    from vision.detect import TableHead
+
+    prof = open_profile(data_dir, name)
+    prof.adapted_dir.mkdir()
+    card = json.loads((Path(__file__).parents[1] / "models" / "weights" / "detector.json").read_text(encoding="utf-8"))
+    head = TableHead.identity(card)
+    if swap_colours:
+        k = len(card["colours"])  # the player colours, then "none", then the net's "no colour"
+        head.colour_w = head.colour_w[list(range(1, k - 1)) + [0, k - 1, k]]
+    head.save(prof.adapted_dir / "detector_head.npz")
+    (prof.adapted_dir / "card.json").write_text(json.dumps({"format": "tablewatch.adapted/1", "text": name}), encoding="utf-8")
+    return prof
+
+
+def test_an_adaptation_that_reads_the_set_up_worse_is_dropped_for_the_game(recording, tmp_path):
+    meta = json.loads((recording / "session.json").read_text())
+    prof = adapted_profile(tmp_path / "data", "other-table", swap_colours=True)
+    session = GameSession.create(str(tmp_path / "games.sqlite"), players=meta["players"], seed=meta["seed"])
+    said = []
+    live = Live(
+        FolderSource(recording),
+        session,
+        layouts=meta["layouts"],
+        data_dir=tmp_path / "data",
+        camera_file=recording / meta["camera"],
+        profile=prof,
+        adapt_idle_s=1e9,
+        adapt_command=[sys.executable, "-c", "pass"],
+        on_message=lambda level, text: said.append((level, text)),
+    )
+    assert live.pipeline.adapted is False  # no boards yet
+    live.start()
+    assert live.ended.wait(120)
+    try:
+        verdict = live.guard.last
+        assert verdict is not None and verdict.dropped and verdict.adapted > verdict.base + 5 and verdict.checked > 100
+        line = (
+            f"your table's adaptation read the set-up worse ({verdict.adapted} misread vs {verdict.base}): "
+            "using the base model for this game"
+        )
+        assert ("warning", line) in said
+        assert prof.status()["guard"] == {**verdict.json(), "text": line} and prof.status()["guard"]["game_id"] == session.game_id
+        assert not live.pipeline.adapted  # the rest of the game was read with the base models
+        assert [e.kind for e in live.pipeline.events].count("MoveRecognized") >= 3
+
+        nxt = GameSession.create(str(tmp_path / "games.sqlite"), players=meta["players"], seed=meta["seed"])
+        live.set_session(nxt)  # the next game is read with the adaptation again
+        frame = next(iter(FolderSource(recording)))
+        live.pipeline.step(frame)
+        assert live.pipeline.adapted
+        nxt.close()
+    finally:
+        live.stop()
+        session.close()
+
+
+def test_the_guard_keeps_an_adaptation_that_reads_the_set_up_as_well_or_better():
+    from assistant.apps.learn import judge_setup
+
+    expected = {"v/a": (("tribe_disk:red", 1),), "v/b": (("tribe_disk:blue", 1),), "v/c": ()}
+    kind = lambda key: "count"  # noqa: E731
+    right = dict(expected)
+    one_off = {**expected, "v/c": (("tribe_disk:red", 1),)}
+    assert not judge_setup(expected, right, one_off, kind).dropped  # better
+    assert not judge_setup(expected, one_off, one_off, kind).dropped  # as well
+    worse = judge_setup(expected, one_off, right, kind, "g1")
+    assert worse.dropped and (worse.adapted, worse.base, worse.checked, worse.game_id) == (1, 0, 3, "g1")
+    assert judge_setup(expected, one_off, {"v/a": right["v/a"]}, kind).checked == 1  # only keys both read

@@ -26,6 +26,9 @@ sees every usable frame and its ``FrameResult`` (None while there are no layouts
 Each observation reaches the session with its readings' confidences made their measured reliability
 (``vision.reliability``: the base one, with the table profile's own where it has enough readings; ``profile``, also
 handed to the observer for its adaptation); ``on_observation`` sees it as read (what harvest and saved looks keep).
+For the adaptation guard (``assistant.apps.learn.AdaptationGuard``): ``board_views`` gives the boards of the last
+look as its readers saw them (``vision.boardviews``), ``read_base`` reads such views with the base models, and
+``use_adaptation(False)`` reads with the base models from the next frame on (``True``: with the adaptation again).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from assistant.errors import UserError
+from vision.boardviews import read_views, reader_views
 from vision.locate import MIN_MARKERS_FRESH, MIN_MARKERS_TRACKED
 from vision.observe import Observer, check_layouts
 from vision.reliability import Reliability, for_profile, region_kinds
@@ -119,6 +123,8 @@ class Pipeline:
         self._ever_found: set[str] = set()
         self._first_t: float | None = None
         self._stop = False
+        self.last_image = None  # the last usable frame (BGR, as the camera gave it)
+        self._base_observer: Observer | None = None  # reads views with the base models (``read_base``)
         self._say_notes()
         self.reliability = self._load_reliability(profile)  # what the session's observations are weighed by
 
@@ -153,13 +159,45 @@ class Pipeline:
             check_layouts(layouts)
         self._pending["layouts"] = (list(layouts), camera)
 
+    def use_adaptation(self, on: bool) -> None:
+        """Read with the table profile's adaptation (``on``) or with the base models from the next frame on
+        (thread-safe): the same boards, read by a new observer, with the matching reliability."""
+        self._pending["adaptation"] = bool(on)
+
+    @property
+    def adapted(self) -> bool:
+        """Whether the boards are read with the table profile's adaptation now."""
+        return self.observer is not None and getattr(self.observer, "adaptation", None) is not None
+
+    def board_views(self, boards=None) -> dict:
+        """The boards of the last look as its readers saw them, from the last frame (``vision.boardviews.reader_views``)."""
+        return {} if self.observer is None else reader_views(self.observer, self.last_image, boards)
+
+    def read_base(self, views: dict) -> dict:
+        """``views`` (``board_views``) read with the base models: an observer of the same boards without the table
+        profile, made at the first call and kept while the boards stay."""
+        ob = self.observer
+        if self._base_observer is None or set(self._base_observer.layouts) != set(ob.layouts):
+            args = {k: v for k, v in self._observer_args.items() if k != "profile"}
+            self._base_observer = Observer(list(ob.layouts.values()), camera=ob.camera, **args)
+        return read_views(self._base_observer, views)
+
     def _apply_pending(self) -> None:
+        if "adaptation" in self._pending:
+            on = self._pending.pop("adaptation") and self.profile is not None
+            if on != ("profile" in self._observer_args):
+                if on:
+                    self._observer_args["profile"] = self.profile
+                else:
+                    self._observer_args.pop("profile", None)
+                if self.observer is not None and "layouts" not in self._pending:
+                    self._pending["layouts"] = (list(self.observer.layouts.values()), self.observer.camera)
         if "layouts" in self._pending:
             layouts, camera = self._pending.pop("layouts")
             try:
                 self.observer = self._make_observer(layouts, camera, allow_none=True)
                 self._kinds = region_kinds(layouts)
-                self.reliability = self._load_reliability(self.profile)  # a new adaptation's own reliability too
+                self.reliability = self._load_reliability(self._observer_args.get("profile"))  # a new adaptation's own too
             except UserError as exc:  # e.g. a layout whose art cannot be drawn: say it, read nothing meanwhile
                 self.observer = None
                 self.say("error", f"the boards cannot be read: {exc}", topic="layouts")
@@ -251,6 +289,7 @@ class Pipeline:
             why = getattr(frame, "error", None) or f"frame {frame.index} is not a usable image"
             self.say("warning", f"{why} ({self.stats.corrupt} corrupt frames so far)", topic="corrupt")
             return []
+        self.last_image = image
         if self.observer is None:  # no boards chosen yet: the frame is only shown (camera check)
             self.last_result = None
             self._frame_hook(frame, image, None)

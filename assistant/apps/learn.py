@@ -1,6 +1,7 @@
 """Learning the owner's table, the glue: harvesting labelled looks during a game, and running ``tablewatch adapt``.
 
-Owns ``Harvester`` (after each look a session was fed: was it explained surely? then the game's expected readings
+Owns ``AdaptationGuard`` (on the set-up look of each new game, the table's adaptation against the base models:
+worse, and the game is read with the base models; ``judge_setup``), ``Harvester`` (after each look a session was fed: was it explained surely? then the game's expected readings
 of the accepted state, the region kinds and the observer's board views are written as a harvested look,
 ``vision.harvest``), ``HarvestingFeed`` (a session stand-in for ``vision.pipeline.Pipeline`` that harvests after
 each feed), ``StatusBoard`` (the profile's ``status.json``, what the tablet shows about learning) and
@@ -31,13 +32,17 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from assistant.jsonfile import write_atomic
 from assistant.table.profile import DEFAULT_MAX_LOOKS_BYTES, TableProfile
-from assistant.table.setup_check import agrees
+from assistant.table.setup_check import agrees, check_setup
 from vision import harvest as H
 
+# The adaptation is dropped for a game when it misreads more of the set-up look's regions than the base models by more
+# than this: the base read is of the look's views (``vision.boardviews``), the adapted one of the frame (docs/adapt.md).
+GUARD_MARGIN = 0
 SURE_KINDS = ("IllegalMove", "TableOutOfSync", "ScoreMismatch", "NeedsConfirmation", "Correction")
 QUEUE_LOOKS = 8  # looks waiting to be written in the background; more are dropped (the camera never waits)
 
@@ -258,12 +263,97 @@ class HarvestingFeed:
         return getattr(self.session, name)
 
 
+# ---------------------------------------------------------------------------------------------- the adaptation guard
+
+
+@dataclass
+class GuardVerdict:
+    """The set-up look of one game read with the table's adaptation and with the base models: regions checked,
+    misread by each, and whether the adaptation is dropped for the game."""
+
+    game_id: str | None
+    checked: int
+    adapted: int
+    base: int
+    dropped: bool
+    text: str
+
+    def json(self) -> dict:
+        return {
+            "game_id": self.game_id,
+            "checked": self.checked,
+            "misread_adapted": self.adapted,
+            "misread_base": self.base,
+            "dropped": self.dropped,
+            "text": self.text,
+        }
+
+
+def judge_setup(expected: dict, adapted: dict, base: dict, kind_of, game_id: str | None = None) -> GuardVerdict:
+    """The adaptation against the base models on a set-up look: ``adapted`` and ``base`` (key -> value) each compared
+    with the start position (``expected``) as the set-up check compares (``check_setup``), over the keys both read.
+    Dropped when the adaptation misreads more regions than the base models by more than ``GUARD_MARGIN``."""
+    keys = set(adapted) & set(base) & set(expected)
+    a = check_setup(expected, {k: adapted[k] for k in keys}, kind_of).misread
+    b = check_setup(expected, {k: base[k] for k in keys}, kind_of).misread
+    dropped = a > b + GUARD_MARGIN
+    if dropped:
+        text = f"your table's adaptation read the set-up worse ({a} misread vs {b}): using the base model for this game"
+    else:
+        text = f"your table's adaptation read the set-up as well or better ({a} misread vs {b} with the base model): using it"
+    return GuardVerdict(game_id, len(keys), a, b, dropped, text)
+
+
+class AdaptationGuard:
+    """Guards a game against an adaptation made for another table. After the set-up check of a new game, the set-up
+    look as read with the adaptation is read once more with the base models (``pipeline.read_base`` of
+    ``pipeline.board_views``: one extra read of one look per game) and both are judged (``judge_setup``); when the
+    adaptation read it worse, the pipeline reads this game with the base models (``pipeline.use_adaptation(False)``)
+    and ``new_game`` puts the adaptation back for the next one. The verdict goes into status.json (``guard``,
+    ``StatusBoard``) and its line to ``say(level, text)``. Nothing happens while the pipeline reads without an
+    adaptation."""
+
+    def __init__(self, pipeline, board: "StatusBoard | None" = None, say=None):
+        self.pipeline = pipeline
+        self.board = board
+        self.say = say
+        self.dropped = False
+        self.last: GuardVerdict | None = None
+
+    def check(self, session, observation) -> GuardVerdict | None:
+        """Judge the adaptation on ``observation`` (the set-up look of ``session``'s game, as read); None when the
+        boards are read without an adaptation or there is no look."""
+        if observation is None or not self.pipeline.adapted:
+            return None
+        expected = session.game.expected_readings(session.tracker.initial)
+        adapted = {k: r.value for k, r in observation.readings.items() if k in expected}
+        boards = sorted({k.split("/", 1)[0] for k in adapted})
+        base = {k: r.value for k, r in self.pipeline.read_base(self.pipeline.board_views(boards)).items()}
+        verdict = judge_setup(expected, adapted, base, session.game.region_kind, getattr(session, "game_id", None))
+        if verdict.dropped:
+            self.pipeline.use_adaptation(False)
+            self.dropped = True
+        self.last = verdict
+        if self.board is not None:
+            self.board.update(guard=verdict.json())
+        if self.say is not None:
+            self.say("warning" if verdict.dropped else "info", verdict.text)
+        return verdict
+
+    def new_game(self) -> None:
+        """A new game: read with the adaptation again (its own set-up look judges it anew)."""
+        if self.dropped:
+            self.pipeline.use_adaptation(True)
+            self.dropped = False
+
+
 # ---------------------------------------------------------------------------------------------- status and adapt
 
 
 class StatusBoard:
-    """The profile's ``status.json`` (what the tablet shows about learning: ``TableProfile.status``), written
-    whole (a temporary file and ``os.replace``). Failures to write are said once on stderr and change nothing."""
+    """The profile's ``status.json`` (what the tablet shows about learning: ``TableProfile.status``: ``state``,
+    ``text``, ``progress``, ``card``, ``setup_check``, ``guard``: the last ``GuardVerdict``), written whole (a
+    temporary file and ``os.replace``). Failures to write are said once on stderr and change nothing."""
 
     def __init__(self, profile: TableProfile):
         self.profile = profile
@@ -276,7 +366,16 @@ class StatusBoard:
                 status = self.profile.status()
             except Exception:  # noqa: BLE001 - a torn or foreign file is written anew
                 status = {}
-            status = {"state": "idle", "text": "", "progress": None, "card": None, "setup_check": None, **status, **fields}
+            status = {
+                "state": "idle",
+                "text": "",
+                "progress": None,
+                "card": None,
+                "setup_check": None,
+                "guard": None,
+                **status,
+                **fields,
+            }
             status["card"] = self.profile.card() if "card" not in fields else fields["card"]
             status["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             path = self.profile.status_path

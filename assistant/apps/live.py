@@ -26,7 +26,9 @@ layouts and the camera, under ``DATA_DIR/tables/``) is read with its adaptation;
 surely is harvested into it; the set-up check and the adapt's progress go into its ``status.json``; an adapt runs
 by itself between games (a game over, or no move for ``ADAPT_IDLE_S`` while looks wait to be learned), at low
 priority, never two at once, and the tablet can ask for one (``ADAPT_NOW``). A new adaptation is read from the
-next game on, or at once when the table is idle, without a restart.
+next game on, or at once when the table is idle, without a restart. On the set-up look of each new game the
+adaptation is judged against the base models (``AdaptationGuard``): when it read the set-up worse, the game is
+read with the base models, and the next game with the adaptation again.
 
 Many tables (docs/hub.md): ``--hub mqtt://HOST:1883 --table "Table 7"``, or the hub set in the tablet's Setup,
 publishes the game log to the hub's broker (``assistant.apps.hub_publish.HubLink``, a background follower of the
@@ -49,7 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.apps.hub_publish import HubLink
-from assistant.apps.learn import AdaptRunner, Harvester, HarvestingFeed, StatusBoard
+from assistant.apps.learn import AdaptationGuard, AdaptRunner, Harvester, HarvestingFeed, StatusBoard
 from assistant.apps.serve import open_session
 from assistant.errors import UserError
 from assistant.table import hubfollow, hubmsg, paths
@@ -151,6 +153,8 @@ class Live:
         self.harvester = Harvester(profile, background=True, on_error=lambda t: self._say("warning", t)) \
             if profile is not None else None
         self.board = StatusBoard(profile) if profile is not None else None
+        self.guard = AdaptationGuard(self.pipeline, self.board, self._say) if profile is not None else None
+        self._seen = None  # the last look as read (the set-up look, when a SetupCheck comes)
         self.adapter = AdaptRunner(profile, self.data_dir, self.board, command=adapt_command, on_done=self._adapted) \
             if profile is not None and self.data_dir is not None else None
         self.adapt_idle_s = adapt_idle_s
@@ -183,6 +187,8 @@ class Live:
             fed = HarvestingFeed(session, self.harvester, lambda: self.pipeline.observer)
         self._fed = fed if real else None
         self._last_move = time.monotonic()
+        if self.guard is not None:  # a game read with the base models: the next one with the adaptation again
+            self.guard.new_game()
         if self._reload_pending:  # the next game is read with the new adaptation
             self._reload_observer()
         self.pipeline.replace_session(fed if real else None)
@@ -190,6 +196,7 @@ class Live:
             self._say("info", f"tracking game {getattr(session, 'game_id', '?')}.")
 
     def _on_observation(self, observation) -> None:
+        self._seen = observation
         fed = self._fed
         if fed is not None and hasattr(fed, "saw"):
             fed.saw(observation)
@@ -202,6 +209,11 @@ class Live:
             self.board.setup_check(event, getattr(self.session, "game_id", None))
             if not event.ok:
                 self._say("warning", f"set-up check: {event.text}")
+        if kind == "SetupCheck" and self.guard is not None:
+            try:
+                self.guard.check(self.session, self._seen)
+            except Exception as exc:  # noqa: BLE001 - the guard never stops the game: the adaptation stays
+                self._say("warning", f"the set-up could not be read with the base model ({type(exc).__name__}: {exc}).")
 
     # ------------------------------------------------------------------------------------------ learning the table
 
