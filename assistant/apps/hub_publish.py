@@ -32,6 +32,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 
+from assistant.apps import publish_cli
 from assistant.errors import UserError
 from assistant.table import hubfollow, hubmsg, paths
 from assistant.table.hubfollow import Follower, HubSettings
@@ -375,18 +376,6 @@ class HubLink:
 
 
 # ---- tablewatch publish ----------------------------------------------------------------------------------------
-def add_parser(sub) -> None:
-    p = sub.add_parser(
-        "publish",
-        help="publish a game log to a hub's MQTT broker (what live --hub does, alone)",
-        description="Follow a table's game log and publish its games to a hub's MQTT broker "
-        "(docs/hub.md): for a table served by `tablewatch serve`, or a log copied from a table.",
-    )
-    paths.add_options(p)
-    hubfollow.add_options(p, table=True)
-    p.set_defaults(func=run_publish)
-
-
 def run_publish(args) -> int:
     hub = hubfollow.settings_from_args(args)
     if hub is None:
@@ -414,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m assistant.apps.hub_publish ...``: ``tablewatch publish`` without the rest of the CLI."""
     parser = argparse.ArgumentParser(prog="tablewatch publish")
     sub = parser.add_subparsers(dest="command")
-    add_parser(sub)
+    publish_cli.add_parser(sub)
     args = parser.parse_args(["publish", *(sys.argv[1:] if argv is None else argv)])
     try:
         return run_publish(args)

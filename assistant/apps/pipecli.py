@@ -10,7 +10,7 @@ inside the handlers.
 from __future__ import annotations
 
 from assistant.errors import UserError
-from assistant.table import paths
+from assistant.table import hubfollow, paths
 from assistant.table.profile import open_profile
 from vision.record import record
 from vision.sources import open_source, parse_size
@@ -111,6 +111,7 @@ def _add_live(sub) -> None:
     p.add_argument("--no-qr", action="store_true", help="do not print the QR code")
     p.add_argument("--table", help="the table profile to learn into and read with (DATA_DIR/tables/NAME; default: named "
                    "after the boards and the camera)")
+    hubfollow.add_options(p)
     p.set_defaults(func=_run_live)
 
 
