@@ -16,6 +16,8 @@ BENCHMARKS = {
     "pipeline": ("assistant.apps.bench_pipeline:main", "live pipeline: settled frame -> event latency per stage, 2304x1296, 2 threads"),
     "web": ("assistant.apps.bench_web:main", "tablet SSE fan-out: 20 clients at 10 Hz on loopback; dropped/late events, p95 delivery latency; "
             "then 200 streams at once: accepted/refused, page and API latency while they are open"),
+    "hub": ("assistant.apps.bench_hub:main", "many tables through a local Mosquitto into the hub: end-to-end latency, dropped events, "
+            "the hub's CPU and memory (--tables 50, --restart-broker, --kill-table)"),
 }
 
 
