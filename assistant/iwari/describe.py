@@ -12,7 +12,7 @@ FEAT_NAMES = {"union": "Union", "discovery": "Discovery", "honour": "Honour", "r
 
 def describe(before: State, move, after: State) -> str:
     p = before.current
-    name = before.players[p]
+    name = before.players[p].name
     text = _what(before, move, after)
     gained = [
         f"{after.tribes[i]} +{after.scores[i] - before.scores[i]}"

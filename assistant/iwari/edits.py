@@ -9,13 +9,16 @@ from assistant.iwari.state import State
 
 
 def conceal(state: State) -> State:
-    """A copy of ``state`` as a real table's tracker knows it: every hand and the deck are unseen cards (None), and
-    the half journey's shuffle is unknown (``seed`` None). The display, the play area and the discard pile were
-    seen face up. A move names an unseen card when it needs it (a payment, a card turned up into the display)."""
+    """A copy of ``state`` as a real table's tracker knows it: every hand and the deck are unseen cards (None), the
+    half journey's shuffle is unknown (``seed`` None), and a card taken from the display into a hand is not followed
+    there (``hands_seen`` False: it becomes one more unseen card, for a look may merge two players' draws). The
+    display, the play area and the discard pile were seen face up. A move names an unseen card when it needs it (a
+    payment, a card turned up into the display); the unseen cards stand for every card not in sight."""
     st = state.copy()
     st.deck = [None] * len(st.deck)
     st.hands = [[None] * len(h) for h in st.hands]
     st.seed = None
+    st.hands_seen = False
     return st
 
 

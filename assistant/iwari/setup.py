@@ -10,7 +10,7 @@ import random
 from assistant.errors import UserError
 from assistant.iwari.edition import Edition, load_edition
 from assistant.iwari.maps import IwariMap, builtin_map, map_from_json
-from assistant.iwari.state import Options, State, Turn
+from assistant.iwari.state import Options, Player, State, Turn
 
 READINGS = ("A", "B")
 
@@ -78,7 +78,7 @@ def new_game(
         raise UserError(f"the first player is a seat number from 0 to {n - 1}.")
     supply = [[ed.tents, ed.totems] for _ in range(n)] + ([[ed.third_tents, ed.third_totems]] if n == 2 else [])
     return State(
-        players=players,
+        players=[Player(name) for name in players],
         tribes=tribes,
         map=resolve_map(map),
         options=options,

@@ -54,6 +54,13 @@ class Options:
         return Options(**{k: v for k, v in doc.items() if k in known})
 
 
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A seat at the table: the player's name (the table core names a move's player by ``players[p].name``)."""
+
+    name: str
+
+
 @dataclass(slots=True)
 class Turn:
     """The turn in progress: ``stage`` start (nothing done), place (the player's pieces), third (the third tribe's
@@ -92,7 +99,7 @@ class Turn:
 
 @dataclass(slots=True)
 class State:
-    players: list[str]  # names, seat order
+    players: list[Player]  # seat order
     tribes: list[str]  # tribe colours: the players', then the third tribe's (2 players)
     map: IwariMap
     options: Options
@@ -126,11 +133,19 @@ class State:
     end: str | None = None  # why the end of the journey was triggered, once it was (I-END-1)
     phase: str = "play"
     seed: int | None = None  # the half journey's shuffle (None: the new deck's order is unknown, as at a table)
+    # whether the cards that go into hands are followed: False in a tracker's view (``edits.conceal``), where a card
+    # taken from the display becomes one more unseen card (a look may merge two players' draws)
+    hands_seen: bool = True
 
     @property
     def n(self) -> int:
         """The number of players."""
         return len(self.players)
+
+    @property
+    def year(self) -> int:
+        """The round being played, from 1 (the table core's events call it the year)."""
+        return min(self.turns_taken, default=0) + 1
 
     @property
     def third(self) -> int | None:
@@ -178,6 +193,7 @@ class State:
             self.end,
             self.phase,
             self.seed,
+            self.hands_seen,
         )
 
     # ---- views the rules and the scoring share ---------------------------------------------------------------
@@ -215,7 +231,7 @@ class State:
     def to_json(self) -> dict:
         return {
             "format": FORMAT,
-            "players": list(self.players),
+            "players": [p.name for p in self.players],
             "tribes": list(self.tribes),
             "map": map_ref(self.map),
             "options": self.options.to_json(),
@@ -249,6 +265,7 @@ class State:
             "end": self.end,
             "phase": self.phase,
             "seed": self.seed,
+            "hands_seen": self.hands_seen,
         }
 
     @classmethod
@@ -258,7 +275,7 @@ class State:
             raise UserError(f"not an Iwari state: the document's format must be {FORMAT!r}.")
         try:
             return cls(
-                list(doc["players"]),
+                [Player(str(name)) for name in doc["players"]],
                 list(doc["tribes"]),
                 map_from_ref(doc["map"]),
                 Options.from_json(doc["options"]),
@@ -292,6 +309,7 @@ class State:
                 doc["end"],
                 doc["phase"],
                 doc["seed"],
+                bool(doc.get("hands_seen", True)),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise UserError(f"not an Iwari state ({type(exc).__name__}: {exc}); write it with State.to_json.") from None

@@ -82,7 +82,7 @@ def apply_draw(state: State, move: M.Draw) -> None:
         card = state.deck.pop()
         hand.append(move.card if card is None else card)
     else:
-        hand.append(state.display[move.slot - 1])
+        hand.append(state.display[move.slot - 1] if state.hands_seen else None)
         refill = None
         if state.deck:
             refill = state.deck.pop()

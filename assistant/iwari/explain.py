@@ -1,0 +1,428 @@
+"""Iwari's explainer: the game's side of the table core's search (``assistant.table.game.Explainer``).
+
+The inverse model: from a position and a look, the candidate moves that may explain the look's differences
+(``candidates``): a look adds tents and totems in one territory (a tent where a space shows one of the mover's
+colour, a totem where a stack's top turned to it, or where the play area shows cards no piece explains yet: a totem
+on a stack already topped by its colour does not show), paid with the cards the play area shows (I-TURN-6); a card
+laid there alone is a swap (I-TURN-8); the display changes as cards are drawn from it, each slot refilled with the
+card the look shows there (I-TURN-7); the play area cleared is the turn's end. A card drawn from the deck shows
+nothing: it is owed before the turn can end, so the search adds it unseen. Hands are never seen: they are paid from
+unseen cards (``board.hand_problem``), and a payment or a refill the visible cards contradict (every card of that
+colour in sight) is illegal, so nothing explains it and the tracker raises an alert.
+
+Also the evidence hooks (Iwari reads no score track, so score readings cost nothing), the shape of the search (a
+turn, its stage), and the move a difference looks like when nothing legal explains it (``illegal_guess``): the
+pieces that appeared, placed in turn, the first one the rules refuse, with its rule (I-TURN-1, I-TURN-2, I-TURN-4,
+I-TURN-5, I-COMP-3, I-TURN-6).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from assistant.iwari import moves as M
+from assistant.iwari import rules
+from assistant.iwari.board import MAX_CARDS, IllegalMoveError, payment_table, place_options, unseen
+from assistant.iwari.edition import load_edition
+from assistant.iwari.edits import apply_edit
+from assistant.iwari.maps import COLOURS
+from assistant.iwari.observer import DISPLAY_BOARD, FEAT, LINK, PLAYED, TOTEM, colours_in, expected_readings, map_board
+from assistant.iwari.state import State
+from assistant.table.evidence import Node
+from assistant.table.observation import split_key, split_reading_key
+
+PREF_COST = 0.075  # the cost of one preference step beside the readings' confidences (as Wendake's, docs/tracker.md)
+UNREAD = 1  # preference steps for a move whose place was not read in the look
+UNSEEN_SWAP = 2  # ... for a swap whose card the play area does not show
+
+
+class IwariExplainer:
+    """Iwari's explainer for one tracker ``t`` (module docstring)."""
+
+    phases = ("play", "over")
+    pref_cost = PREF_COST
+    tile_evidence_cap = 0.3  # no tile faces in Iwari
+    score_alert_confidence = 0.55  # no score readings in Iwari
+
+    def __init__(self, tracker, edition=None):
+        self.t = tracker
+        self.ed = edition or load_edition()
+        self.lookalikes: dict = {}
+
+    # ---- the game's moves, as the core plays them ------------------------------------------------------------
+    def readings(self, readings: dict) -> dict:
+        return readings
+
+    def apply(self, state: State, move, validate: bool = True) -> None:
+        rules.apply(state, move, validate=validate)
+
+    def apply_edit(self, state: State, edit: dict) -> None:
+        apply_edit(state, edit)
+
+    def play_checked(self, state: State, move) -> None:
+        v = rules.check(state, move)
+        if v:
+            raise IllegalMoveError(v)
+        rules.apply(state, move, validate=False)
+
+    def child(self, state: State, move, edit) -> State | None:
+        st = state.copy()
+        try:
+            if edit is not None:
+                apply_edit(st, edit)
+            rules.apply(st, move)
+        except (M.MoveError, ValueError):
+            return None
+        return st
+
+    def follow(self, state: State, moves) -> State | None:
+        st = state.copy()
+        try:
+            for m in moves:
+                rules.apply(st, m)
+        except (M.MoveError, ValueError):
+            return None
+        return st
+
+    def shows_nothing(self, move) -> bool:
+        """A card drawn from the deck shows nothing on the table."""
+        return isinstance(move, M.Draw) and move.slot is None
+
+    def fill_hidden(self, state: State, move):
+        """Moves entered by hand need no edit: unseen cards stand for the cards a payment names."""
+        return move, None
+
+    def note_purchases(self, state: State, move) -> None:
+        return None
+
+    def missed_marker(self, node: Node, items, before: dict, base) -> str | None:
+        return None
+
+    def player_runs(self, states: list, moves: list):
+        """(player, start, end, score changes by tribe colour) for each run of moves by one player."""
+        i = 0
+        while i < len(moves):
+            p = states[i].current
+            j = i
+            while j < len(moves) and states[j].current == p:
+                j += 1
+            before, after = states[i], states[j]
+            change = {
+                c: after.scores[k] - before.scores[k] for k, c in enumerate(after.tribes) if after.scores[k] != before.scores[k]
+            }
+            yield p, i, j, change
+            i = j
+
+    def put_back(self, key: str, expected, seen) -> dict:
+        board, region, _ = split_reading_key(key)
+        return {
+            "key": key,
+            "board": board,
+            "region": region,
+            "expected": _json(expected),
+            "seen": _json(seen),
+            "text": f"{board} {region}: should hold {_words(expected)}, holds {_words(seen)} (put the pieces back)",
+        }
+
+    # ---- the evidence hooks: every region is counted, or a stack's top read; nothing is a score -------------------
+    def is_score(self, key: str) -> bool:
+        return False
+
+    def differs(self, key: str, value, expected) -> bool:
+        return value != expected
+
+    def counted(self, key: str) -> bool:
+        return False
+
+    def loose(self, key: str, value, conf: float, base: dict) -> bool:
+        return False
+
+    def weight(self, key: str, value, conf: float, exp: dict, items, base: dict) -> float:
+        return conf
+
+    def discounted(self, items) -> bool:
+        return False
+
+    def in_flux(self, state: State):
+        return None
+
+    def score_cost(self, state: State, items, exp: dict) -> tuple:
+        return 0.0, 0, items
+
+    def score_sig(self, node: Node, items) -> frozenset:
+        return frozenset()
+
+    def check_scores(self, items) -> list:
+        return []
+
+    # ---- the shape of the search -------------------------------------------------------------------------------
+    def open_actions(self, state: State) -> int:
+        """Feats earned and not yet placed (I-FEAT-5: placed at once)."""
+        return len(state.pending)
+
+    def skip_cost(self, state: State, move) -> int:
+        return 0
+
+    def skipped(self, state: State, move) -> int:
+        return 0
+
+    def turn_open(self, state: State) -> bool:
+        """A line that explains the look goes on only to place a feat just earned."""
+        return bool(state.pending)
+
+    def may_go_on(self, state: State) -> bool:
+        return state.phase == "play"
+
+    def owed_unseen(self, move) -> bool:
+        """A card drawn from the deck (the refill) and the turn's end are owed though the camera may not see them: a
+        turn whose cards all went to the discard pile between two looks shows nothing of its end."""
+        return (isinstance(move, M.Draw) and move.slot is None) or isinstance(move, M.EndTurn)
+
+    def phase(self, state: State) -> str:
+        return state.phase
+
+    def point_of_turn(self, state: State) -> tuple:
+        t = state.turn
+        return state.current, t.stage, t.pieces, t.third_pieces, len(state.hands[state.current])
+
+    @staticmethod
+    def _turn(state: State) -> tuple:
+        t = state.turn
+        return (
+            state.current,
+            t.stage,
+            t.territory,
+            t.pieces,
+            t.cards,
+            t.opened,
+            t.third_territory,
+            t.third_pieces,
+            t.third_cards,
+            t.third_opened,
+        )
+
+    def signature(self, node: Node) -> tuple:
+        s = node.state
+        return (
+            hash(tuple(node.exp.items())),
+            s.phase,
+            self._turn(s),
+            tuple(len(h) for h in s.hands),
+            tuple(tuple(h) for h in s.hands),
+            len(s.deck),
+            s.exhaustions,
+            s.end,
+            tuple(s.scores),
+            len(s.pending),
+        )
+
+    def visible(self, node: Node) -> tuple:
+        return (hash(tuple(node.exp.items())),)
+
+    def hidden(self, node: Node) -> tuple:
+        """Score values first (``Alternatives`` reads them there), then hands, the deck and the turn."""
+        s = node.state
+        return (tuple(s.scores), tuple(tuple(h) for h in s.hands), len(s.deck), self._turn(s), s.exhaustions)
+
+    # ---- the inverse model -------------------------------------------------------------------------------------
+    def candidates(self, node: Node, items) -> list:
+        """(move, preference, edit) triples worth trying from ``node`` (module docstring); every edit is None."""
+        st = node.state
+        if st.phase != "play":
+            return []
+        by_key = items.maps(self.t.alert_confidence)[1]
+        if st.pending:
+            return self._feat_candidates(st, by_key)
+        out: list = []
+        stage = st.turn.stage
+        new_cards = self._new_cards(st, by_key)
+        if stage in ("start", "place"):
+            out += self._place_candidates(st, by_key, new_cards, third=False)
+        if st.third is not None and stage in ("place", "third") and st.turn.cards < MAX_CARDS:
+            out += self._place_candidates(st, by_key, new_cards, third=True)
+        if stage == "start" and st.hands[st.current] and not self._own_piece_seen(st, node.exp, items):
+            if new_cards is None or not new_cards:
+                colours = [
+                    c for c in COLOURS if c in st.hands[st.current] or (None in st.hands[st.current] and unseen(st)[c] > 0)
+                ]
+                out += [(M.Swap(c), UNSEEN_SWAP, None) for c in colours]
+            else:
+                out += [(M.Swap(c), 0, None) for c in sorted(new_cards)]
+        if stage in ("place", "third", "swap", "refill") and len(st.hands[st.current]) < st.hand_size:
+            out += self._draw_candidates(st, by_key)
+        out.append((M.EndTurn(), 0, None))
+        return out
+
+    @staticmethod
+    def _own_piece_seen(st: State, exp: dict, items) -> bool:
+        """Whether the look shows a new tent or a new stack top of the current player's colour: a card swap, instead
+        of a regular move (I-TURN-8), does not explain that turn."""
+        mb = map_board(st) + "/"
+        colour = st.tribes[st.current]
+        mine = ("tent:" + colour, "totem:" + colour)
+        for key, seen, _ in items:
+            if key.startswith(mb) and isinstance(seen, tuple) and seen != exp.get(key):
+                if any(k in mine and n > dict(exp.get(key) or ()).get(k, 0) for k, n in seen):
+                    return True
+        return False
+
+    @staticmethod
+    def _new_cards(st: State, by_key: dict) -> Counter | None:
+        """The cards the play area shows beyond those the position played this turn; None when that is not known:
+        the play area not read, read empty (no card played yet, or the turn ended and its cards went to the discard
+        pile between two looks), or not showing the turn's cards (the turn ended and the next one began)."""
+        seen = by_key.get(PLAYED)
+        if not isinstance(seen, tuple) or not seen:
+            return None
+        shown = Counter(colours_in(seen))
+        if +(Counter(st.played) - shown):
+            return None
+        return shown - Counter(st.played)
+
+    def _place_candidates(self, st: State, by_key: dict, new_cards: Counter | None, third: bool) -> list:
+        tribe = st.third if third else st.current
+        colour = st.tribes[tribe]
+        mb = map_board(st)
+        out = []
+        for terr, piece, space, pay in place_options(st, third):
+            if new_cards is not None and +(Counter(pay) - new_cards):
+                continue  # the play area does not show these cards
+            # cards not seen: a pair ranks behind the one matching card players mostly pay with
+            unpaid = 0 if new_cards is not None else len(pay) - 1
+            if piece == "tent":
+                seen = by_key.get(f"{mb}/{space}")
+                if seen is None:
+                    out.append((M.Place("tent", terr, pay, space, third), UNREAD + unpaid, None))
+                elif dict(seen).get("tent:" + colour):
+                    out.append((M.Place("tent", terr, pay, space, third), unpaid, None))
+                continue
+            seen = by_key.get(f"{mb}/{TOTEM}{terr}")
+            stack = st.stacks.get(terr)
+            top = st.tribes[stack[-1]] if stack else None
+            if seen is None:
+                pref = UNREAD
+            elif dict(seen).get("totem:" + colour):
+                pref = 0 if top != colour else (0 if new_cards else UNREAD)  # the same top: only the cards tell
+            elif isinstance(seen, tuple) and seen and top is not None and not dict(seen).get("totem:" + top):
+                pref = UNREAD  # another tribe's totem went on top of it in the same look
+            else:
+                continue
+            out.append((M.Place("totem", terr, pay, None, third), pref + unpaid, None))
+        return out
+
+    def _draw_candidates(self, st: State, by_key: dict) -> list:
+        out = []
+        if st.deck:
+            out.append((M.Draw(), 0, None))
+        known_top = st.deck[-1] if st.deck else None
+        pool = None
+        for slot, card in enumerate(st.display, 1):
+            if card is None:
+                continue
+            seen = by_key.get(f"{DISPLAY_BOARD}/slot.{slot}")
+            if not st.deck:
+                if seen is None or seen == ():
+                    out.append((M.Draw(slot), 0 if seen == () else UNREAD, None))
+                continue
+            if known_top is not None:
+                if seen is None or seen != (("card:" + card, 1),):
+                    out.append((M.Draw(slot, refill=known_top), 0 if seen is not None else UNREAD, None))
+                continue
+            if seen is not None and seen == (("card:" + card, 1),):
+                continue  # the slot shows its card still
+            shown = next(iter(colours_in(seen)), None) if seen else None
+            if shown is not None:
+                out.append((M.Draw(slot, refill=shown), 0, None))
+            if seen is None or len(st.hands[st.current]) + 1 < st.hand_size:
+                # not read, or taken twice in one look: any colour an unseen card may have, one step behind
+                pool = unseen(st) if pool is None else pool
+                out += [(M.Draw(slot, refill=c), UNREAD, None) for c in COLOURS if c != shown and pool[c] > 0]
+        return out
+
+    def _feat_candidates(self, st: State, by_key: dict) -> list:
+        due = st.pending[0]
+        mb = map_board(st)
+        out = []
+        for at in due["options"]:
+            key = f"{mb}/{LINK}{at.split(':', 1)[1]}" if at.startswith(M.CONNECTION) else f"{mb}/{FEAT}{at}"
+            seen = by_key.get(key)
+            placed = sum(1 for f in st.feat_log if f["at"] == at and f["feat"] == due["feat"])
+            shows = isinstance(seen, tuple) and dict(seen).get(f"feat:none:{due['feat']}", 0) > placed
+            out.append((M.PlaceFeat(due["feat"], at), 0 if shows else UNREAD, None))
+        return out
+
+    def illegal_guess(self, node: Node, items):
+        """(move, violation, player) for the pieces that appeared, placed in turn for the current player (or the
+        third tribe) at the first one the rules refuse; tried from the accepted position, then from the end of the
+        best line; None when none is refused."""
+        for st in (self.t.state, node.state):
+            if st.phase != "play" or st.pending:
+                continue
+            guess = self._guess_from(st, items)
+            if guess is not None:
+                return guess
+        return None
+
+    def _guess_from(self, st: State, items):
+        p = st.current
+        mb = map_board(st)
+        exp = expected_readings(st)
+        new = []
+        for key, seen, _ in items:
+            board, region, _ = split_reading_key(key)
+            if board != mb or not isinstance(seen, tuple) or seen == exp.get(key):
+                continue
+            before = dict(exp.get(key) or ())
+            for piece_key, n in seen:
+                cls, colour, _ = split_key(piece_key)
+                if n <= before.get(piece_key, 0) or colour not in st.tribes:
+                    continue
+                tribe = st.tribes.index(colour)
+                if cls == "tent" and region in st.map.tent_spaces:
+                    new.append((tribe != p, 0, "tent", st.map.tent_spaces[region], region, tribe))
+                elif cls == "totem" and region.startswith(TOTEM):
+                    new.append((tribe != p, 1, "totem", region[len(TOTEM) :], None, tribe))
+        s = st.copy()
+        new_cards = self._new_cards(st, items.maps(self.t.alert_confidence)[1]) or Counter()
+        for _, _, piece, terr, space, tribe in sorted(new):
+            third = tribe != p
+            if third and tribe != s.third:
+                continue  # another player's piece: not a move of this turn
+            move = self._guess_place(s, piece, terr, space, third, new_cards)
+            v = rules.check(s, move)
+            if v:
+                table = [x for x in v if x.rule != "I-TURN-6"]
+                return move, (table or v)[0], p
+            rules.apply(s, move, validate=False)
+            new_cards -= Counter(move.cards)
+        return None
+
+    @staticmethod
+    def _guess_place(s: State, piece: str, terr: str, space, third: bool, new_cards: Counter) -> M.Place:
+        """The piece as a Place, paid as the play area shows (a legal payment from the cards seen when there is one,
+        else the cards seen as they lie: a matching card, else a pair)."""
+        colour = s.map.territories[terr]
+        used = s.turn.third_cards if third else s.turn.cards
+        pays = payment_table(s, s.current, MAX_CARDS - used).get(colour, [])
+        fits = [pay for pay in pays if not +(Counter(pay) - new_cards)]
+        if fits:
+            return M.Place(piece, terr, fits[0], space, third)
+        seen = sorted(new_cards.elements(), key=lambda c: (c != colour, -new_cards[c], c))
+        pay = tuple(seen[:1]) if seen[:1] == [colour] else tuple(seen[:2])
+        return M.Place(piece, terr, pay or (pays or [(colour,)])[0], space, third)
+
+
+def _json(v):
+    return {k: n for k, n in v} if isinstance(v, tuple) else v
+
+
+def _words(v) -> str:
+    if not v:
+        return "nothing"
+    if not isinstance(v, tuple):
+        return str(v)
+    parts = []
+    for key, n in v:
+        cls, colour, side = split_key(key)
+        parts.append(f"{n} {'' if colour == 'none' else colour + ' '}{side + ' ' if side else ''}{cls}")
+    return ", ".join(parts)

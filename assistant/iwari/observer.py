@@ -1,0 +1,83 @@
+"""What a perfect camera reads off an Iwari table: ``expected_readings(state)`` and ``region_kind(key)``.
+
+Boards and readings (every region below is read; an empty region reads as the empty count ``()``):
+
+* the map, board ``iwari-<map name>`` (``iwari-standard``, ...): tent space ``S01`` -> the tent on it,
+  ``tent:<tribe colour>`` (count); ``totem.<territory>`` -> the top totem of the territory's stack,
+  ``totem:<tribe colour>`` (top-of-stack: the totems under it do not show, the height is not read; history, the
+  tracker's line, knows them). With the feats module: ``feat.<territory>`` and ``link.<connection id>`` -> the feats
+  there, ``feat:none:<kind>`` (count).
+* the cards, board ``iwari-display``: ``slot.1`` ... ``slot.N`` (N the display size) -> the face-up card there,
+  ``card:<card colour>``, or nothing once the slot stays empty (I-END-2); ``played`` -> the cards the turn played
+  or swapped, face up in the play area until the turn ends (edition ``discard``, I-NIT-7), ``card:<colour>``
+  counted.
+
+Never read: hands, the deck, the discard pile (hidden or face down), the score track (the tablet shows the
+scores the engine computes).
+"""
+
+from __future__ import annotations
+
+from assistant.iwari.state import State
+from assistant.table.observation import Pieces, pieces
+
+DISPLAY_BOARD = "iwari-display"
+PLAYED = f"{DISPLAY_BOARD}/played"
+TOTEM = "totem."  # region prefix of a totem circle
+FEAT = "feat."  # region prefix of a territory's feats
+LINK = "link."  # region prefix of a connection's feats
+
+
+def map_board(state: State) -> str:
+    """The map's board name (layout name): ``iwari-<map name>``."""
+    return f"iwari-{state.map.name}"
+
+
+def card(colour: str) -> Pieces:
+    return (("card:" + colour, 1),)
+
+
+def expected_readings(state: State) -> dict[str, Pieces]:
+    mb = map_board(state)
+    tribes = state.tribes
+    out: dict[str, Pieces] = {}
+    tents = state.tents
+    for space in state.map.tent_spaces:
+        t = tents.get(space)
+        out[f"{mb}/{space}"] = () if t is None else (("tent:" + tribes[t], 1),)
+    for territory in state.map.territories:
+        stack = state.stacks.get(territory)
+        out[f"{mb}/{TOTEM}{territory}"] = (("totem:" + tribes[stack[-1]], 1),) if stack else ()
+    if state.options.feats:
+        placed: dict[str, dict[str, int]] = {}
+        for f in state.feat_log:
+            where = placed.setdefault(f["at"], {})
+            key = f"feat:none:{f['feat']}"
+            where[key] = where.get(key, 0) + 1
+        for territory in state.map.territories:
+            out[f"{mb}/{FEAT}{territory}"] = pieces(placed.get(territory, {}))
+        for c in state.map.connections:
+            out[f"{mb}/{LINK}{c.id}"] = pieces(placed.get(f"connection:{c.id}", {}))
+    for slot, colour in enumerate(state.display, 1):
+        out[f"{DISPLAY_BOARD}/slot.{slot}"] = () if colour is None else card(colour)
+    counts: dict[str, int] = {}
+    for colour in state.played:
+        counts["card:" + colour] = counts.get("card:" + colour, 0) + 1
+    out[PLAYED] = pieces(counts)
+    return out
+
+
+def region_kind(key: str) -> str:
+    """How a camera reads the region: a totem circle shows the top of its stack, every other region is counted."""
+    region = key.partition("/")[2]
+    return "top-of-stack" if region.startswith(TOTEM) else "count"
+
+
+def colours_in(value) -> dict[str, int]:
+    """``(("card:forest", 2),)`` -> ``{"forest": 2}``: the colours of a reading's pieces, counted."""
+    out: dict[str, int] = {}
+    if isinstance(value, tuple):
+        for key, n in value:
+            colour = key.split(":")[1] if ":" in key else key
+            out[colour] = out.get(colour, 0) + n
+    return out
