@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -238,6 +239,61 @@ def test_duplicate_and_out_of_order_deliveries_are_applied_once(broker, tmp_path
     raw.loop_stop()
     raw.disconnect()
     sub.stop()
+
+
+def _certificates(folder: Path) -> None:
+    """A CA and a server certificate for 127.0.0.1 signed by it (openssl, EC keys: fast)."""
+
+    def ssl(*args, **kw):
+        subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True, timeout=60, **kw)
+
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    ssl("req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=Tablewatch test CA")
+    ssl("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1")
+    (folder / "san.txt").write_text("subjectAltName=IP:127.0.0.1\n")
+    ssl(
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "san.txt",
+    )
+
+
+@pytest.mark.skipif(not shutil.which("openssl"), reason="openssl is not installed (it makes the test certificates)")
+def test_tables_and_hub_over_tls_with_the_organisers_ca(tmp_path, game):
+    conf = (
+        "listener {port} 127.0.0.1\nallow_anonymous true\ncafile {dir}/ca.crt\ncertfile {dir}/server.crt\n"
+        "keyfile {dir}/server.key\npersistence false\n"
+    )
+    b = Broker(tmp_path, config=conf)
+    _certificates(b.dir)
+    with b:
+        url, ca = f"mqtts://127.0.0.1:{b.port}", str(b.dir / "ca.crt")
+        archive = HubArchive(tmp_path / "hub.sqlite")
+        sub = Subscriber(archive, hubfollow.parse_broker(url), ca=ca, on_message=lambda level, text: None).start(wait_s=5)
+        pub = Publisher(
+            game.log.path,
+            hubfollow.settings(url, "Table 7", ca=ca),
+            snapshot_of=lambda gid: game.snapshot(),
+            on_message=lambda level, text: None,
+        ).start()
+        play(game, 10, random.Random(6))
+        pub.wake()
+        until(lambda: has_all(archive, game), what="the table's events over TLS")
+        assert sub.state()["state"] == "connected"
+        pub.stop()
+        sub.stop()
 
 
 # ---- the archive alone -------------------------------------------------------------------------------------------

@@ -25,9 +25,11 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--broker", required=True, metavar="URL", help="the broker: mqtt://HOST:1883, or mqtts://HOST:8883 (TLS)")
     p.add_argument("--event", help="follow only this event id (default: every event on the broker)")
-    p.add_argument("--user", help="the hub's user on the broker (e.g. hub)")
-    p.add_argument("--password-file", help="a file holding the hub's broker password (one line)")
-    p.add_argument("--ca", help="the organiser's CA certificate (PEM): connect with TLS")
+    p.add_argument("--user", "--hub-user", dest="user", help="the hub's user on the broker (e.g. hub)")
+    p.add_argument(
+        "--password-file", "--hub-password-file", dest="password_file", help="a file holding the hub's broker password (one line)"
+    )
+    p.add_argument("--ca", "--hub-ca", dest="ca", help="the organiser's CA certificate (PEM): connect with TLS")
     p.add_argument(
         "--client-id",
         help="the hub's MQTT client id: its persistent session on the broker "
