@@ -201,3 +201,37 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     (empty.looks_dir / "g-0000").mkdir()
     (empty.looks_dir / "g-0000" / "meta.json").write_text("{not json", encoding="utf-8")
     one_line(["adapt", "--profile", str(empty.root)], "cannot be read")
+
+
+def as_old_looks(looks_dir, dest):
+    """The looks as harvested before village views were kept at 2 px/mm: every view at the detector's 1 px/mm (a
+    2 px/mm view shrunk by 2, the detector's own INTER_AREA), no ``read_px_per_mm`` in meta.json."""
+    import cv2
+
+    shutil.copytree(looks_dir, dest)
+    for meta_path in dest.glob("*/meta.json"):
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        for board, d in meta["boards"].items():
+            if d["px_per_mm"] != 1.0:
+                jpg = meta_path.parent / d["file"]
+                img = cv2.imread(str(jpg))
+                f = 1.0 / d["px_per_mm"]
+                small = cv2.resize(img, (round(img.shape[1] * f), round(img.shape[0] * f)), interpolation=cv2.INTER_AREA)
+                cv2.imwrite(str(jpg), small, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            meta["boards"][board] = {"file": d["file"], "px_per_mm": 1.0}
+        meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    return dest
+
+
+def test_village_views_are_kept_at_2_px_per_mm_and_old_1_px_per_mm_looks_still_read(game_looks, tmp_path):
+    looks = load_looks(game_looks)
+    lk = next(lk for lk in looks if {"wendake-village-1", "wendake-map-2p"} <= set(lk.boards))
+    assert lk.boards["wendake-village-1"][1] == 2.0 and lk.read_scales["wendake-village-1"] == 1.0
+    assert lk.view("wendake-village-1").shape == (600, 800, 3)
+    assert lk.boards["wendake-map-2p"][1] == lk.read_scales["wendake-map-2p"] == 1.0
+    new = figures(looks, read_looks(observer_for(looks), looks))
+    old_looks = load_looks(as_old_looks(game_looks, tmp_path / "old"))
+    old_lk = next(o for o in old_looks if o.name == lk.name)
+    assert old_lk.boards["wendake-village-1"][1] == old_lk.read_scales["wendake-village-1"] == 1.0
+    old = figures(old_looks, read_looks(observer_for(old_looks), old_looks))
+    assert old.regions == new.regions > 1000 and old.misread <= 5 and new.misread <= 5

@@ -71,6 +71,14 @@ def test_live_harvests_checks_the_set_up_and_adapts_between_games(recording, tmp
     try:
         looks = list_looks(prof.looks_dir)
         assert looks and looks[0].source == "setup" and all(lk.game == session.game_id for lk in looks)
+        # each board as its readers saw it: village boards at the tile reader's and the counter's 2 px/mm, rectified
+        # from the frame, the others at the detector's 1 px/mm; the detector read them all at 1 px/mm
+        first = looks[0]
+        for board in first.meta["boards"]:
+            village = board.startswith("wendake-village")
+            assert first.px_per_mm(board) == (2.0 if village else 1.0) and first.read_px_per_mm(board) == 1.0
+            if village:
+                assert first.image(board).shape == (600, 800, 3)
         status = prof.status()
         assert status["setup_check"]["game_id"] == session.game_id and status["setup_check"]["checked"] > 100
         config = live.web_config()

@@ -2,12 +2,15 @@
 
 A harvested look is one settled look of a game whose true readings are known (the start position before the
 first move, or a look the tracker explained surely): a folder ``<game id>-<look:04d>/`` holding ``meta.json`` and
-one ``<board>.jpg`` (JPEG quality 95) per board, the board's rectified view exactly as the observer read it
-(``vision.observe.BoardView``: BGR at its ``px_per_mm``). ``meta.json`` (``FORMAT``)::
+one ``<board>.jpg`` (JPEG quality 95) per board, the board's rectified view as its readers saw it
+(``vision.boardviews.reader_views``: BGR at the finest scale a reader reads that board at, 2 px/mm for a village
+board, where the tile reader and the resource counter read; the detector's scale for the other boards), with
+the scale the detector read it at (``read_px_per_mm``; a look written before it was kept is at the detector's
+scale). ``meta.json`` (``FORMAT``)::
 
     {"format": "tablewatch.harvest/1", "source": "setup" | "explained", "game": id, "look": n, "made": ISO time,
      "moves": accepted moves when it was taken,
-     "boards": {board: {"file": "<board>.jpg", "px_per_mm": float}},
+     "boards": {board: {"file": "<board>.jpg", "px_per_mm": float, "read_px_per_mm": float}},
      "expected": {reading key: value JSON}, "read": {reading key: [value JSON, confidence]},
      "kinds": {reading key: region kind}}
 
@@ -86,6 +89,11 @@ class HarvestedLook:
     def px_per_mm(self, board: str) -> float:
         return float(self.meta["boards"][board]["px_per_mm"])
 
+    def read_px_per_mm(self, board: str) -> float:
+        """The scale the detector read the board at (its view's scale in a look that does not say)."""
+        d = self.meta["boards"][board]
+        return float(d.get("read_px_per_mm", d["px_per_mm"]))
+
     def expected(self) -> dict:
         return {k: value_from_json(v) for k, v in self.meta["expected"].items()}
 
@@ -106,9 +114,9 @@ def write_look(
     moves: int = 0,
     made: str | None = None,
 ) -> Path:
-    """Write one harvested look, whole or not at all: ``views`` {board: (BGR image, px_per_mm)}, ``expected``
-    {key: value}, ``read`` {key: (value, confidence)}, ``kinds`` {key: region kind} (values as the Observation
-    holds them). The look is written into a temporary folder beside the others and renamed into place; a look of
+    """Write one harvested look, whole or not at all: ``views`` {board: (BGR image, px_per_mm[, the detector's
+    px_per_mm])}, ``expected`` {key: value}, ``read`` {key: (value, confidence)}, ``kinds`` {key: region kind}
+    (values as the Observation holds them). The look is written into a temporary folder beside the others and renamed into place; a look of
     the same name is replaced. Returns its folder; OSError (the temporary folder removed) when it cannot be written."""
     import cv2
 
@@ -134,12 +142,17 @@ def write_look(
         looks_dir.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
-        for board, (image, px_per_mm) in sorted(views.items()):
+        for board, (image, px_per_mm, *detector) in sorted(views.items()):
             ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
             if not ok:
                 raise OSError(f"the view of {board} cannot be encoded as JPEG")
             _write(tmp / f"{board}.jpg", buf.tobytes())
-            meta["boards"][board] = {"file": f"{board}.jpg", "px_per_mm": round(float(px_per_mm), 6)}
+            read_px = float(detector[0]) if detector else float(px_per_mm)
+            meta["boards"][board] = {
+                "file": f"{board}.jpg",
+                "px_per_mm": round(float(px_per_mm), 6),
+                "read_px_per_mm": round(read_px, 6),
+            }
         _write(tmp / "meta.json", json.dumps(meta, indent=1).encode("utf-8"))
         if final.exists():
             shutil.rmtree(final)

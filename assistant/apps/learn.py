@@ -1,10 +1,11 @@
 """Learning the owner's table, the glue: harvesting labelled looks during a game, and running ``tablewatch adapt``.
 
 Owns ``AdaptationGuard`` (on the set-up look of each new game, the table's adaptation against the base models:
-worse, and the game is read with the base models; ``judge_setup``), ``Harvester`` (after each look a session was fed: was it explained surely? then the game's expected readings
-of the accepted state, the region kinds and the observer's board views are written as a harvested look,
-``vision.harvest``), ``HarvestingFeed`` (a session stand-in for ``vision.pipeline.Pipeline`` that harvests after
-each feed), ``StatusBoard`` (the profile's ``status.json``, what the tablet shows about learning) and
+worse, and the game is read with the base models; ``judge_setup``), ``Harvester`` (after each look a session was
+fed: was it explained surely? then the game's expected readings of the accepted state, the region kinds and the
+boards' views as their readers saw them, ``look_views``, are written as a harvested look, ``vision.harvest``),
+``HarvestingFeed`` (a session stand-in for ``vision.pipeline.Pipeline`` that harvests after each feed),
+``StatusBoard`` (the profile's ``status.json``, what the tablet shows about learning) and
 ``AdaptRunner`` (one ``tablewatch adapt`` subprocess at a time, at low priority, its progress in status.json).
 The live loop (``assistant.apps.live``), the replay (``assistant.apps.replay``) and the demo use them.
 
@@ -80,9 +81,9 @@ class Harvester:
         game.setdefault("moves", len(tr.moves))
         return {"observations": tr.stats["observations"], "deferred": tr.stats["deferred"], "held": tr.stats["held"]}
 
-    def after(self, session, observation, events, observer, before: dict) -> str | None:
+    def after(self, session, observation, events, reader, before: dict) -> str | None:
         """Harvest ``observation`` (just fed to ``session``, giving ``events``) if the rules engine vouches for it;
-        ``observer``: the ``vision.observe.Observer`` that read it. Returns the look's source, or None."""
+        ``reader``: what read it (``look_views``). Returns the look's source, or None."""
         self.sync(session)
         tr = session.tracker
         read = tr.stats["observations"] == before["observations"] + 1
@@ -94,11 +95,10 @@ class Harvester:
             and tr.stats["held"] == before["held"]
             and not any(getattr(e, "kind", "") in SURE_KINDS for e in events)
         )
-        if not sure or observer is None:
+        if not sure or reader is None:
             self.counts["skipped"] += 1
             return None
-        have = getattr(observer, "views", {})
-        views = {b: have[b] for b in sorted({k.split("/", 1)[0] for k in observation.readings}) if b in have}
+        views = look_views(reader, sorted({k.split("/", 1)[0] for k in observation.readings}))
         expected_all = session.game.expected_readings(tr.state)
         kind = session.game.region_kind
         keys = [
@@ -119,7 +119,7 @@ class Harvester:
             session.game_id,
             look,
             source,
-            {b: (v.image, v.px_per_mm) for b, v in views.items()},
+            views,
             {k: expected_all[k] for k in keys},
             {k: (observation.readings[k].value, observation.readings[k].confidence) for k in keys},
             {k: kind(k) for k in keys},
@@ -221,6 +221,16 @@ class Harvester:
             self._thread.join(timeout)
 
 
+def look_views(reader, boards: list[str]) -> dict:
+    """{board: (view, its px/mm, the detector's px/mm)} of ``boards`` as ``reader`` read them: a
+    ``vision.pipeline.Pipeline`` gives each at the finest scale its readers read it at (``board_views``: a village
+    board at 2 px/mm); an observer alone its detector's last views (``Observer.views``)."""
+    if hasattr(reader, "board_views"):
+        return reader.board_views(boards)
+    have = getattr(reader, "views", {})
+    return {b: (have[b].image, have[b].px_per_mm, have[b].px_per_mm) for b in boards if b in have}
+
+
 def _vouched(kind: str, read, expected) -> bool:
     """Whether the rules vouch for ``expected`` where ``read`` was seen: not a stack whose top reads as another
     piece of the class that lies there (the rules do not know which disk is on top)."""
@@ -229,7 +239,8 @@ def _vouched(kind: str, read, expected) -> bool:
 
 class HarvestingFeed:
     """A session as the pipeline sees it (``feed``), harvesting each look fed (``Harvester``); everything else is
-    the session's. ``observer()``: the observer that read the look (the pipeline's, which may be replaced). The
+    the session's. ``observer()``: what read the look, for its views (``look_views``): the pipeline (its boards at
+    their readers' scale), or the pipeline's observer (the detector's views), which may be replaced. The
     pipeline feeds the session its readings with their confidences weighed by their measured reliability; give
     ``saw`` as the pipeline's ``on_observation`` and the look is kept with the confidences as read."""
 

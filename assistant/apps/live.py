@@ -184,7 +184,7 @@ class Live:
         if real and hasattr(session, "check_setup"):
             session.check_setup = True  # a camera feeds it: its first look of the start position is checked
         if real and self.harvester is not None:
-            fed = HarvestingFeed(session, self.harvester, lambda: self.pipeline.observer)
+            fed = HarvestingFeed(session, self.harvester, lambda: self.pipeline)  # its boards at their readers' scale
         self._fed = fed if real else None
         self._last_move = time.monotonic()
         if self.guard is not None:  # a game read with the base models: the next one with the adaptation again

@@ -8,7 +8,7 @@ looks come from two games or more, else every 4th look) and ``agrees``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +25,10 @@ NOT_READ = object()  # a key a reading left out (a tile's None means an empty sl
 
 @dataclass
 class HarvestedLook:
-    """One harvested look: its folder, the views of its boards ({board: (BGR image, px/mm)}), the rules' values
-    (``expected``), what was read then (``read``: {key: (value, confidence)}), each key's region kind, the game it
-    belongs to and when it was made."""
+    """One harvested look: its folder, the views of its boards ({board: (file, px/mm)}), the scale the detector
+    read each at (``read_scales``: the view's own in a look that does not say), the rules' values (``expected``),
+    what was read then (``read``: {key: (value, confidence)}), each key's region kind, the game it belongs to and
+    when it was made."""
 
     name: str
     folder: Path
@@ -38,6 +39,7 @@ class HarvestedLook:
     source: str = "explained"
     game: str = ""
     made: str = ""
+    read_scales: dict[str, float] = field(default_factory=dict)
 
     def view(self, board: str):
         """The board's stored view (BGR uint8)."""
@@ -48,6 +50,10 @@ class HarvestedLook:
         if img is None:
             raise UserError(f"{self.folder / file} cannot be read as an image: delete the look {self.name} or harvest it again.")
         return img
+
+    def views(self) -> dict:
+        """{board: (view BGR, its px/mm, the detector's px/mm)}: as ``vision.boardviews.read_views`` reads them."""
+        return {b: (self.view(b), r, self.read_scales.get(b, r)) for b, (_, r) in sorted(self.boards.items())}
 
     def keys_of(self, board: str) -> list[str]:
         return sorted(k for k in self.expected if k.split("/", 1)[0] == board)
@@ -61,6 +67,7 @@ def load_look(folder: Path) -> HarvestedLook:
     except ValueError as exc:
         raise UserError(f"the look {folder.name} cannot be read: {exc}; delete it or harvest it again.") from None
     boards = {b: (str(d["file"]), float(d["px_per_mm"])) for b, d in (meta.get("boards") or {}).items()}
+    scales = {b: float(d.get("read_px_per_mm", d["px_per_mm"])) for b, d in (meta.get("boards") or {}).items()}
     read = {k: (value_from_json(v[0]), float(v[1])) for k, v in (meta.get("read") or {}).items()}
     expected = {k: value_from_json(v) for k, v in (meta.get("expected") or {}).items()}
     game = str(meta.get("game") or folder.name.rpartition("-")[0] or folder.name)
@@ -74,6 +81,7 @@ def load_look(folder: Path) -> HarvestedLook:
         str(meta.get("source", "explained")),
         game,
         str(meta.get("made") or ""),
+        scales,
     )
 
 

@@ -1,7 +1,8 @@
 """Harvested looks made from a rendered game and its truth (``truth.json``: the true moves per table change), in
 the harvest format (docs/adapt.md): for tests and measurements of ``tablewatch adapt`` where no live game
 harvested any. The game's frames go through the ``Observer`` as in a replay; at the end of each table change the
-boards read then give one look: their views as the observer read them, its readings, and the game's
+boards read then give one look: their views as the readers saw them (``vision.boardviews.reader_views``: a
+village board at 2 px/mm), its readings, and the game's
 ``expected_readings`` of the true state for the keys it read.
 
 Owns ``record_looks``; the look folders are written by ``vision.harvest.write_look``, as in play.
@@ -18,6 +19,7 @@ import numpy as np
 from assistant.table import game as registry
 from calibration import camera as cam
 from calibration import layout as lay
+from vision.boardviews import reader_views
 from vision.harvest import write_look
 from vision.observe import Observer
 from vision.sources import FolderSource
@@ -49,7 +51,7 @@ def record_looks(
     gid = game_id or folder.name.replace("_", "-")
     source = FolderSource(folder)
     frames = iter(source)
-    pending, states, written = None, {}, 0
+    pending, states, written, image = None, {}, 0, None
     for i, st in enumerate(steps):
         for m in st["moves"]:
             game.apply(state, moves[m])
@@ -61,6 +63,7 @@ def record_looks(
                 break
             if f.image is not None:
                 states = ob.process(f.index, f.t, f.image).boards
+                image = f.image
         if progress is not None:
             progress(i + 1, len(steps))
         if st.get("injected") or i % every or (limit is not None and written >= limit):
@@ -70,7 +73,7 @@ def record_looks(
             continue
         readings = {k: r for b in boards for k, r in ob.cache[b].items()}
         expected = game.expected_readings(state)
-        views = {b: ((transform or (lambda im: im))(ob.views[b].image), ob.views[b].px_per_mm) for b in boards}
+        views = {b: ((transform or (lambda im: im))(v), *scales) for b, (v, *scales) in reader_views(ob, image, boards).items()}
         keys = [k for k in expected if k in readings]
         write_look(
             Path(looks_dir),

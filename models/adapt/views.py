@@ -1,8 +1,10 @@
 """Reading harvested looks again, as the observer reads the table, and the figures of how well they read.
 
 ``observer_for`` builds a ``vision.observe.Observer`` for the boards of a table's looks, with an adaptation or
-without; ``read_looks`` reads each look's stored board views through it (``Observer.read_view``: the same code
-as a camera frame); ``Figures`` counts, over the keys the rules vouch for, the regions read right and wrong, per
+without; ``read_looks`` reads each look's stored board views through it (``vision.boardviews.read_views``: the
+same code as a camera frame, the detector at the scale it read the look at live, the tile reader and the counter
+at theirs from the view's pixels: 2 px/mm village views, or a 1 px/mm view of a look harvested before they were
+kept at 2 px/mm); ``Figures`` counts, over the keys the rules vouch for, the regions read right and wrong, per
 region kind and per raw-confidence bin (the reliability the tracker weighs, docs/adapt.md).
 """
 
@@ -14,6 +16,7 @@ from types import SimpleNamespace
 
 from calibration import layout as lay
 from models.adapt.looks import NOT_READ, HarvestedLook, agrees
+from vision.boardviews import read_views
 from vision.observe import Observer
 
 # raw-confidence bins of the reliability file (``vision.reliability``): [lo, hi)
@@ -31,10 +34,7 @@ def read_looks(ob: Observer, looks: list[HarvestedLook], progress=None) -> list[
     """Each look's readings ({key: Reading}), its boards read from their stored views; ``progress(i, n)``."""
     out = []
     for i, lk in enumerate(looks):
-        readings = {}
-        for board, (_, r) in sorted(lk.boards.items()):
-            readings.update(ob.read_view(board, lk.view(board), r))
-        out.append(readings)
+        out.append(read_views(ob, lk.views()))
         if progress is not None:
             progress(i + 1, len(looks))
     return out
