@@ -490,6 +490,16 @@ def test_the_page_is_read_only_without_the_pin(page):
     assert [(s["name"], s["value"]) for s in hub["standings"]] == [("Bob", 4.0), ("Ann", 3.0)]
 
 
+def test_a_hub_with_nothing_yet_says_how_a_table_joins(tmp_path):
+    from web.hubpage import create_hub_app
+    from web.security import PinStore
+
+    PinStore(tmp_path / "pin.json").set_pin(PIN)
+    app = create_hub_app(HubArchive(tmp_path / "hub.sqlite"), {"PIN_FILE": str(tmp_path / "pin.json")})
+    html = app.test_client().get("/").get_data(as_text=True)
+    assert "No table has reported yet" in html and "--hub mqtt://" in html and "No finished game yet" in html
+
+
 def test_each_games_export_is_its_archived_events(page):
     client, _, archive = page
     r = client.get("/export/default/table-1/g1.json")

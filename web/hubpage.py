@@ -147,7 +147,7 @@ class HubPage:
 
     def events(self) -> list[str]:
         event = self.app.config.get("EVENT")
-        return [event] if event else self.archive.events_of()
+        return [event] if event else self.archive.events_of() or [hubmsg.DEFAULT_EVENT]
 
     def view(self) -> dict:
         """Everything the page shows, per event: tables, games, standings (also ``/api/hub``)."""
