@@ -146,6 +146,24 @@ def test_an_earlier_adaptation_is_shown_while_idle_and_a_broken_status_is_one_li
     assert "not a JSON object" in c.get("/").get_data(as_text=True)
 
 
+def test_a_dropped_adaptation_says_so_for_its_game_only(pin_file, profile):
+    """The adaptation guard (assistant.apps.learn.AdaptationGuard) dropped the adaptation for this game: the tablet
+    says so in its words instead of the card's line; another game's verdict is not shown."""
+    profile.adapted_dir.mkdir()
+    (profile.adapted_dir / "card.json").write_text(json.dumps({"text": "read 95.0 % \u2192 99.1 % of your table's regions"}))
+    line = "your table's adaptation read the set-up worse (18 misread vs 0): using the base model for this game"
+    write_status(profile, state="idle", guard={"game_id": "g-1", "dropped": True, "text": line})
+    session = Session()
+    c = make_app(pin_file, session, TABLE_PROFILE=profile).test_client()
+    page = text_of(c.get("/").get_data(as_text=True))
+    assert "Not using your table's adaptation: " + line in page and "Adapted to your table" not in page
+    for guard in ({"game_id": "g-1", "dropped": False, "text": "as well or better"},
+                  {"game_id": "g-0", "dropped": True, "text": line}):  # kept, or another game's verdict
+        write_status(profile, state="idle", guard=guard)
+        page = text_of(c.get("/").get_data(as_text=True))
+        assert "Not using" not in page and "Adapted to your table: read 95.0 %" in page
+
+
 def test_no_profile_and_no_set_up_check_shows_nothing_about_learning(pin_file):
     c = make_app(pin_file, Session(), ADAPT_NOW=lambda: "started").test_client()
     html = c.get("/").get_data(as_text=True)

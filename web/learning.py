@@ -11,7 +11,8 @@ session's set-up check (its ``SetupCheck`` event), into the page's ``learning`` 
      "progress": 0..1 | None, "percent": 0..100 | None, "card_text": the adapted card's line | None,
      "setup_check": None | {"ok", "text", "lines": [one line per kind that reads badly], "offer_adapt",
                             "pictures": [{"board", "regions": [region ids]}], "game_id"},
-     "can_adapt": ADAPT_NOW is set, "board_crops": BOARD_JPEG is set, "problem": why the status cannot be read | None}
+     "can_adapt": ADAPT_NOW is set, "board_crops": BOARD_JPEG is set, "problem": why the status cannot be read | None,
+     "guard": the adaptation guard's line when it dropped the adaptation for this game | None}
 
 ``view`` is None when there is nothing to show (no profile, no set-up check). A status file that cannot be read is
 one line on the page, never an error. ``watch_key`` changes whenever the status or the card file does, so the live
@@ -196,10 +197,15 @@ def view(config, setup_event=None, game_id=None) -> dict | None:
     if prof is None and check is None:
         return None
     progress = _progress(status.get("progress")) if state == "learning" else None
+    guard = status.get("guard") if isinstance(status.get("guard"), dict) else {}
+    guard_text = one_line(guard.get("text")) if guard.get("dropped") and guard.get("text") else None
+    if guard_text and game_id and guard.get("game_id") and guard["game_id"] != game_id:
+        guard_text = None  # another game's verdict: each game is checked anew
     return {"profile": getattr(prof, "name", None), "state": state, "text": one_line(status.get("text")),
             "progress": progress, "percent": None if progress is None else round(100 * progress),
             "card_text": card_text, "setup_check": check, "can_adapt": callable(config.get("ADAPT_NOW")),
-            "board_crops": callable(config.get("BOARD_JPEG")), "problem": problem}
+            "board_crops": callable(config.get("BOARD_JPEG")), "problem": problem,
+            "guard": guard_text}
 
 
 def watch_key(config) -> tuple:

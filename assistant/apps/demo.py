@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"cannot make the demo's table profile in {data_dir}: {exc.strerror or exc}. Free some disk space.") from None
     board = StatusBoard(profile)
     harvester = Harvester(profile, background=True)  # the camera never waits for a look to be written
-    fed = HarvestingFeed(session, harvester, lambda: pipe.observer)
+    fed = HarvestingFeed(session, harvester, lambda: pipe)
     print(f"Tablewatch demo: {len(meta['players'])} players ({', '.join(meta['players'])}); camera frames from {folder}; game log {db}")
     print(f"  (afterwards: tablewatch games --db {db}; tablewatch export latest --db {db})")
 

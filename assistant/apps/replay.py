@@ -151,7 +151,7 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
         by_frame: list[dict] = []
         looks: list[dict] = []
         harvester = Harvester(harvest_to) if harvest_to is not None else None
-        fed = HarvestingFeed(session, harvester, lambda: pipe.observer) if harvester is not None else session
+        fed = HarvestingFeed(session, harvester, lambda: pipe) if harvester is not None else session
 
         def seen(obs):  # each look as read, before the pipeline weighs it for the session
             if looks_out:
