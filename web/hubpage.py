@@ -177,7 +177,7 @@ class HubPage:
         with self._render_lock:
             v = self.view()
             with self.app.app_context():
-                return {name: render_template(f"hub/parts/{name}.html", v=v) for name in PARTS}
+                return {name: render_template(f"hub/{name}.html", v=v) for name in PARTS}
 
 
 def create_hub_app(archive: HubArchive, config: dict | None = None) -> Flask:
