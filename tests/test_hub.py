@@ -459,6 +459,15 @@ def page(tmp_path):
                     "default", "Table 1", "g1", "wendake", 1, 103.0, _summary({"Ann": 3, "Bob": 4}, over=True, winners=["Bob"])
                 ),
                 hubmsg.status("default", "Table 2", "offline", 150.0),
+                hubmsg.snapshot(
+                    "default",
+                    "Table 4",
+                    "g4",
+                    "wendake",
+                    9,
+                    160.0,
+                    _summary({"Cy": 2}, turn="Cy") | {"alerts": ["W-LINE-2: Put the red action marker back."]},
+                ),
             ]
         ]
     )
@@ -473,6 +482,7 @@ def test_the_page_is_read_only_without_the_pin(page):
     client, token, archive = page
     html = client.get("/").get_data(as_text=True)
     assert 'data-table="table-1"' in html and 'data-state="offline"' in html and 'data-standings="default"' in html
+    assert "W-LINE-2: Put the red action marker back." in html and "Year 2 of 7" in html and "data-turn>Cy<" in html
     r = client.post("/api/standings", json={"rule": "points"}, headers={"X-CSRF-Token": token})
     assert r.status_code == 403 and r.get_json()["need"] == "pin"
     r = client.post("/api/standings", data={"rule": "points", "csrf_token": token})
@@ -520,6 +530,20 @@ def test_each_games_export_is_its_archived_events(page):
         (["--broker", "mqtt://u:pw@x:1883"], "--user"),
         (["--broker", "mqtt://127.0.0.1:1883", "--archive", "{tmp}"], "folder"),
         (["--broker", "mqtt://127.0.0.1:1883", "--password-file", "{tmp}/nope"], "not found"),
+        (["--broker", "mqtt://127.0.0.1:1883", "--event", "!!"], "--event"),
+        (
+            [
+                "--broker",
+                "mqtt://127.0.0.1:1883",
+                "--archive",
+                "{tmp}/a.sqlite",
+                "--standings",
+                "places",
+                "--place-points",
+                "4,x",
+            ],
+            "place points",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, says):

@@ -264,7 +264,12 @@ def store_standings(
 def run(args, out=sys.stdout) -> int:
     """``tablewatch hub``: open the archive, follow the broker, serve the page until Ctrl-C."""
     broker = _parse_broker(args.broker)
-    event = hubmsg.event_slug(args.event) if args.event else None
+    try:
+        event = hubmsg.event_slug(args.event) if args.event is not None else None
+    except ValueError as exc:
+        raise UserError(f"--event: {exc}.") from None
+    if args.threads < 2:
+        raise UserError(f"--threads {args.threads}: give at least 2 (each open page holds one; default 48).")
     if not 0 <= int(args.port) < 65536:
         raise UserError(f"--port {args.port} is not a port number (1-65535, or 0 for any free one).")
     archive_path = Path(args.archive).expanduser() if args.archive else paths.data_dir() / "hub" / "archive.sqlite"
