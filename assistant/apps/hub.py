@@ -35,11 +35,8 @@ def add_parser(sub) -> None:
         help="the hub's MQTT client id: its persistent session on the broker "
         "(default tablewatch-hub-<event>, or tablewatch-hub-all)",
     )
-    p.add_argument(
-        "--archive",
-        help=f"the hub's SQLite archive (default: DATA_DIR/hub/archive.sqlite; DATA_DIR is "
-        f"${paths.ENV_DATA_DIR} or ~/.tablewatch)",
-    )
+    p.add_argument("--data-dir", default=None, help=paths.DATA_DIR_HELP)
+    p.add_argument("--archive", help="the hub's SQLite archive (default: DATA_DIR/hub/archive.sqlite)")
     p.add_argument("--pin-file", help="the organiser's PIN file (default: hub-pin.json beside the archive)")
     p.add_argument("--pin", help="set the organiser's PIN at first start (6-12 digits) instead of asking")
     p.add_argument("--host", default="0.0.0.0", help="address the page listens on (default 0.0.0.0)")

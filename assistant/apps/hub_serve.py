@@ -272,7 +272,7 @@ def run(args, out=sys.stdout) -> int:
         raise UserError(f"--threads {args.threads}: give at least 2 (each open page holds one; default 48).")
     if not 0 <= int(args.port) < 65536:
         raise UserError(f"--port {args.port} is not a port number (1-65535, or 0 for any free one).")
-    archive_path = Path(args.archive).expanduser() if args.archive else paths.data_dir() / "hub" / "archive.sqlite"
+    archive_path = Path(args.archive).expanduser() if args.archive else paths.data_dir(args.data_dir) / "hub" / "archive.sqlite"
     password = read_password(args.password_file)
     if password and not args.user:
         raise UserError("a password needs its user: add --user NAME (the hub's broker user, e.g. hub).")
