@@ -38,6 +38,7 @@ _WEB = "waitress and the web app: +0.13 s on every tablewatch command"
 _MQTT = "paho-mqtt: +36-50 ms on every tablewatch command"
 LAZY: dict[tuple[str, str], str] = {
     ("assistant.apps.publish_cli", "assistant.apps.hub_publish"): _MQTT,
+    ("assistant.apps.hub", "assistant.apps.hub_serve"): _WEB,
     ("assistant.apps.adapt_cli", "models.adapt.run"): _NUMPY,
     ("assistant.apps.demo", "assistant.apps.live"): _NUMPY,
     ("assistant.apps.demo", "assistant.apps.replay"): _NUMPY,

@@ -36,6 +36,7 @@ COMMAND_MODULES = [
     "assistant.apps.pipecli",
     "assistant.apps.serve",
     "assistant.apps.hub",
+    "assistant.apps.publish_cli",
 ]
 
 

@@ -2,17 +2,14 @@
 one MQTT broker into its own archive and serves the page of live scores, standings and each game's export.
 
 This module only adds the command's parser: it stays light to import, as every command module must (``tablewatch
---help`` loads no Flask, waitress or paho). Like the benchmarks (assistant.apps.bench), the work is named as
-``module:function`` (``RUN``) and imported when the command runs: assistant.apps.hub_serve.
+--help`` loads no Flask, waitress or paho): the work, assistant.apps.hub_serve, is imported when the command runs
+(``LAZY`` in tests/test_layers.py).
 """
 
 from __future__ import annotations
 
-import importlib
-
 from assistant.table import paths, standings
 
-RUN = "assistant.apps.hub_serve:run"
 DEFAULT_PORT = 8090
 
 
@@ -69,5 +66,6 @@ def add_parser(sub) -> None:
 
 
 def _run(args) -> int:
-    module, func = RUN.split(":")
-    return getattr(importlib.import_module(module), func)(args)
+    from assistant.apps.hub_serve import run
+
+    return run(args)
