@@ -50,9 +50,9 @@ TENT_MM = 22.0  # tent space diameter
 TOTEM_MM = 36.0  # totem circle diameter (the "large totem circle", I-COMP-4)
 RING_MM = 38.0  # tent spaces' centres from the territory's centre
 FEAT_MM = 16.0  # feat space side, in the territory's bottom-right corner
-FEAT_INSET_MM = 4.0
+FEAT_INSET_MM = 6.0
 BAND_MM = 24.0  # a connection band's width along the gap
-BAND_CLEAR_MM = 6.0  # room kept between a band and a path or another band
+BAND_CLEAR_MM = 10.0  # room kept between a band and a path or another band (where the gap allows)
 CIRCLE_POINTS = 32
 
 CARD_MM = (63.0, 88.0)  # card size: not in the text (I-NIT-4 says nothing of it either); a common card size
@@ -241,7 +241,7 @@ def _crossings(pos: dict[str, tuple[float, float]], segments) -> int:
 
 
 def _obstacles(cell) -> list[tuple[tuple[float, float], float]]:
-    """What a path must go around in a territory: its totem circle and its feat space."""
+    """What a path must go around in a territory: its totem circle, then its feat space."""
     x0, y0 = _territory_box(cell)
     feat = x0 + TERRITORY_MM - FEAT_INSET_MM - FEAT_MM / 2, y0 + TERRITORY_MM - FEAT_INSET_MM - FEAT_MM / 2
     return [(_centre(cell), TOTEM_MM / 2 + 1.5), (feat, FEAT_MM * 0.71 + 1.5)]
@@ -254,7 +254,8 @@ def place_spaces(topo: dict) -> dict[str, tuple[float, float]]:
     spaces = topo["tent_spaces"]
     paths = [tuple(p) for p in topo["paths"]]
     links = [p for p in paths if spaces[p[0]] != spaces[p[1]]]
-    links += [tuple(c["ends"]) for c in topo["connections"] if c.get("ends")]  # Floating Lands: a line end to end
+    end_lines = [tuple(c["ends"]) for c in topo["connections"] if c.get("ends")]  # Floating Lands: a line end to end
+    links += end_lines
     totems = {t: _centre(v["cell"]) for t, v in terr.items()}
     pos = {s: totems[t] for s, t in spaces.items()}
     rings = {}
@@ -274,6 +275,8 @@ def place_spaces(topo: dict) -> dict[str, tuple[float, float]]:
             close = [u for u in terr if math.dist(totems[u], (cx, cy)) < 1.6 * PITCH_MM]
             near = [s for s in spaces if spaces[s] in close]
             near_obstacles = [o for u in close for o in _obstacles(terr[u]["cell"])]
+            near_feats = near_obstacles[1::2]
+            near_totems = near_obstacles[0::2]
             best = None
             for k0, start, step in itertools.product(range(4), range(slots), (1, -1)):
                 a0 = -math.pi / 2 + k0 * (2 * math.pi / slots) / 4
@@ -282,9 +285,12 @@ def place_spaces(topo: dict) -> dict[str, tuple[float, float]]:
                     a = a0 + ((start + step * i) % slots) * 2 * math.pi / slots
                     trial[s] = (cx + RING_MM * math.cos(a), cy + RING_MM * math.sin(a))
                 lines = segs + [p for p in touching if p not in segs]
-                cost = sum(math.dist(trial[a], trial[b]) for a, b in touching) + 1000 * _clashes(
-                    lines, trial, near, near_obstacles
-                )
+                solid = [p for p in lines if p not in end_lines]
+                ends = [p for p in lines if p in end_lines]
+                cost = sum(math.dist(trial[a], trial[b]) for a, b in touching)
+                cost += 1000 * (_clashes(solid, trial, near, near_obstacles) + _clashes(ends, trial, near, near_feats))
+                # an end line may pass under a totem circle where nothing else fits (it prints under it)
+                cost += 50 * _clashes(ends, trial, [], near_totems)
                 cost += 300 * _close_pairs(trial, lines, mine) + 300 * _crossings(trial, lines)
                 if best is None or cost < best[0] - 1e-9:
                     best = (cost, trial)
@@ -367,7 +373,7 @@ def place_connections(topo: dict, pos: dict[str, tuple[float, float]]) -> dict[s
             box = _band_rect(axis, lo, hi, mid + k)
             clear = min([_rect_seg_dist(box, a, b) for a, b in crossing if (a, b) != own_ends] + [99.0])
             clear = min([clear] + [_rect_gap(box, other) for other in bands.values()])
-            key = (clear < BAND_CLEAR_MM, abs(mid + k - target), k)
+            key = (clear < BAND_CLEAR_MM, -min(clear, BAND_CLEAR_MM), abs(mid + k - target), k)
             if best is None or key < best[0]:
                 best = (key, box)
         bands[c["id"]] = tuple(round(v, 2) for v in best[1])

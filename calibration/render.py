@@ -8,6 +8,7 @@ kept 100% scale.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from assistant.errors import UserError
@@ -290,11 +291,14 @@ def _draw_iwari(canvas, layout: dict, px_per_mm: float) -> None:
                 )
     for r in [r for r in regions if "parent" in r]:
         cv2.fillPoly(canvas, [_poly_px(r["polygon"], px_per_mm)], PALE, cv2.LINE_AA, shift=4)
-        if r["id"] in road:
+        cv2.polylines(canvas, [_poly_px(r["polygon"], px_per_mm)], True, (60, 60, 60), outline, cv2.LINE_AA, shift=4)
+        if r["id"] in road:  # a purple ring just outside the space: the road (I-MAP-3)
             ring = max(1, int(round(ROAD_RING_MM * px_per_mm)))
-            cv2.polylines(canvas, [_poly_px(r["polygon"], px_per_mm)], True, ROAD, ring, cv2.LINE_AA, shift=4)
-        else:
-            cv2.polylines(canvas, [_poly_px(r["polygon"], px_per_mm)], True, (60, 60, 60), outline, cv2.LINE_AA, shift=4)
+            cx, cy = centroid(r["polygon"])
+            radius = max(math.dist((cx, cy), p) for p in r["polygon"])
+            grow = (radius + 0.25 + ROAD_RING_MM / 2) / radius
+            outer = [[cx + (x - cx) * grow, cy + (y - cy) * grow] for x, y in r["polygon"]]
+            cv2.polylines(canvas, [_poly_px(outer, px_per_mm)], True, ROAD, ring, cv2.LINE_AA, shift=4)
     for r in regions:
         xs = [p[0] for p in r["polygon"]]
         ys = [p[1] for p in r["polygon"]]
