@@ -22,6 +22,7 @@ import math
 from pathlib import Path
 
 from calibration.layout import FORMAT, LAYOUTS_DIR, dumps, validate
+from calibration.render import draw_card, render_board
 
 IWARI_DATA = Path(__file__).resolve().parents[1] / "assistant" / "iwari" / "data"
 MAPS_DIR = IWARI_DATA / "maps"
@@ -554,6 +555,29 @@ def display_layout(size: int | None = None) -> dict:
     )
     out["regions"] = regions
     return out
+
+
+def card_display_views(
+    px_per_mm: float, rotation_deg: float = 0.0, blur_px: float = 0.0, layout: dict | None = None
+) -> list[tuple]:
+    """The card display drawn with every card colour face up on its slots, and once bare: [(BGR image,
+    {slot id: card colour, or "empty"})], for a tile gallery of the five card faces (docs/layouts.md)."""
+    import cv2
+
+    layout = layout or display_layout()
+    slots = [r for r in layout["regions"] if r["kind"] == "display_slot"]
+    bare = render_board(layout, px_per_mm)
+    views = [(bare, {r["id"]: "empty" for r in slots})]
+    for k in range(0, len(COLOURS), len(slots)):
+        img = bare.copy()
+        chosen = {}
+        for r, colour in zip(slots, COLOURS[k : k + len(slots)]):
+            draw_card(img, r["polygon"], colour, px_per_mm, CARD_MM, rotation_deg)
+            chosen[r["id"]] = colour
+        views.append((img, chosen))
+    if blur_px > 0:
+        views = [(cv2.GaussianBlur(img, (0, 0), blur_px), labels) for img, labels in views]
+    return views
 
 
 def all_layouts() -> dict[str, dict]:

@@ -405,14 +405,31 @@ def card_face(colour: str, px_per_mm: float, size_mm: tuple[float, float] = (63.
     return img
 
 
-def draw_card(canvas, polygon_mm, colour: str, px_per_mm: float, size_mm: tuple[float, float] = (63.0, 88.0)) -> None:
-    """A card of ``colour`` face up in the middle of a display slot (``polygon_mm``, board mm) of the canvas."""
+def draw_card(
+    canvas,
+    polygon_mm,
+    colour: str,
+    px_per_mm: float,
+    size_mm: tuple[float, float] = (63.0, 88.0),
+    rotation_deg: float = 0.0,
+    offset_mm: tuple[float, float] = (0.0, 0.0),
+) -> None:
+    """A card of ``colour`` face up on a display slot (``polygon_mm``, board mm) of the canvas: in its middle, moved
+    by ``offset_mm`` and turned ``rotation_deg`` counter-clockwise as a hand leaves it."""
+    import cv2
+    import numpy as np
+
     face = card_face(colour, px_per_mm, size_mm)
     cx, cy = centroid(polygon_mm)
-    x0 = int(round((cx - size_mm[0] / 2) * px_per_mm))
-    y0 = int(round((cy - size_mm[1] / 2) * px_per_mm))
+    centre = ((cx + offset_mm[0]) * px_per_mm - 0.5, (cy + offset_mm[1]) * px_per_mm - 0.5)
     h, w = face.shape[:2]
-    canvas[y0 : y0 + h, x0 : x0 + w] = face
+    M = cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), rotation_deg, 1.0)
+    M[:, 2] += np.array(centre) - np.array([(w - 1) / 2, (h - 1) / 2])
+    size = (canvas.shape[1], canvas.shape[0])
+    warped = cv2.warpAffine(face, M, size, flags=cv2.INTER_LINEAR)
+    mask = cv2.warpAffine(np.full((h, w), 255, np.uint8), M, size, flags=cv2.INTER_LINEAR)
+    alpha = (mask.astype(np.float32) / 255.0)[:, :, None]
+    canvas[:] = (warped * alpha + canvas * (1.0 - alpha)).astype(np.uint8)
 
 
 def page_grid(board_mm: tuple[float, float], paper: str) -> tuple[tuple[float, float], int, int]:

@@ -217,8 +217,9 @@ def _blobs(labels, names, filled, k: float):
             continue
         m = cv2.moments(c)
         centre = ((m["m10"] / m["m00"] + 0.5) / k, (m["m01"] / m["m00"] + 0.5) / k)
-        fill = area / (w * h / (k * k))
-        if fill > 0.9 and 0.8 < w / h < 1.25:
+        (_, _), (rw, rh), _ = cv2.minAreaRect(c)
+        fill = area / max(1e-6, rw * rh / (k * k))  # a square fills its box (0.9 and more, blurred), a disc 0.79
+        if fill > 0.88 and 0.8 < rw / max(rh, 1e-6) < 1.25:
             out.append(("feat_space", centre, math.sqrt(area) + 0.5))
             continue
         d = 2 * math.sqrt(area / math.pi) + 0.5  # the printed outline's inner half is not light
@@ -340,16 +341,18 @@ def _connections(labels, names, darkness, k: float, terr_index):
         x, y, w, h, area = stats[i]
         if area < 0.3 * BAND_AREA_MM2 * k * k:
             continue
-        blob = (comp == i).astype(np.uint8)
-        near = cv2.dilate(blob, _disc(k, 9.0)) > 0
-        touched = sorted(set(np.unique(terr_index[near]).tolist()) - {-1})
+        m = int(5 * k) + 1  # look around the band only: 4.5 mm and a pixel
+        ys, xs = slice(max(0, y - m), y + h + m), slice(max(0, x - m), x + w + m)
+        near = cv2.dilate((comp[ys, xs] == i).astype(np.uint8), _disc(k, 9.0)) > 0
+        touched = sorted(set(np.unique(terr_index[ys, xs][near]).tolist()) - {-1})
         if len(touched) != 2:
             continue
-        inside = labels[y : y + h, x : x + w][blob[y : y + h, x : x + w] > 0]
+        inside = labels[y : y + h, x : x + w][comp[y : y + h, x : x + w] == i]
         water = int((inside == names.index("water")).sum())
         land = int((inside == names.index("land")).sum())
         mountain = (inside == names.index("mountain")).mean() > MOUNTAIN_SHARE
-        box = ((x + 0.5) / k - 0.5 / k, (y + 0.5) / k - 0.5 / k, (x + w - 0.5) / k + 0.5 / k, (y + h - 0.5) / k + 0.5 / k)
+        x0, y0, x1, y1 = _reach_territories(terr_index, touched, x, y, x + w, y + h)
+        box = (x0 / k, y0 / k, x1 / k, y1 / k)
         out.append(
             (
                 box,
@@ -360,6 +363,23 @@ def _connections(labels, names, darkness, k: float, terr_index):
             )
         )
     return out
+
+
+def _reach_territories(terr_index, pair, x0: int, y0: int, x1: int, y1: int) -> tuple[int, int, int, int]:
+    """A band's pixel box (x0, y0, x1, y1, ends excluded) stretched across the sea to the two territories it joins:
+    the band was found with a margin kept off the territories' edges."""
+    import numpy as np
+
+    a, b = pair
+    cols = {t: np.nonzero((terr_index[y0:y1] == t).any(0))[0] for t in pair}
+    rows = {t: np.nonzero((terr_index[:, x0:x1] == t).any(1))[0] for t in pair}
+    if len(rows[a]) and len(rows[b]) and (rows[a].max() < y0 or rows[b].max() < y0 or rows[a].min() >= y1 or rows[b].min() >= y1):
+        top, bottom = sorted(pair, key=lambda t: rows[t].mean())
+        return x0, int(rows[top].max()) + 1, x1, int(rows[bottom].min())
+    if len(cols[a]) and len(cols[b]):
+        left, right = sorted(pair, key=lambda t: cols[t].mean())
+        return int(cols[left].max()) + 1, y0, int(cols[right].min()), y1
+    return x0, y0, x1, y1
 
 
 BAND_AREA_MM2 = 30.0 * 24.0  # the schematic band (calibration.iwari_layouts: GAP_MM x BAND_MM)
@@ -560,6 +580,9 @@ def trace_iwari(image, px_per_mm: float, skeleton: dict) -> IwariTrace:
     }
     if any("ends" in c for c in connections):
         the_map["special"] = "floating-lands"
+    pairs = [tuple(sorted(c["between"])) for c in connections]
+    if len(set(pairs)) < len(pairs):  # two connections join one pair of territories: Glacial Mass (I-MAP-2)
+        the_map["special"] = "glacial-mass"
     if road:
         the_map["road"] = road
         the_map["special"] = "long-road"
