@@ -3,6 +3,11 @@
 The tablet app's editor shows the rectified photo (board seen from above at ``px_per_mm``), the owner traces
 regions on it, and sends them back as pixel polygons. ``add_traced`` converts them to board millimetres,
 merges them into the layout (a traced region replaces one with the same id), checks the result and saves it.
+
+``trace_iwari`` reads an Iwari map by itself from such a top-down image (the map trace): territories and their
+colours, tent spaces, totem circles, feat spaces, connection bands (number, land or water, mountains), paths,
+Floating Lands' ends and the road, returned as a layout, a map in ``assistant.iwari.maps``' JSON form and the
+problems left for the owner; made for Tablewatch's schematic art (docs/layouts.md).
 """
 
 from __future__ import annotations
