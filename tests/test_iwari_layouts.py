@@ -16,6 +16,7 @@ from assistant.iwari import observer
 from assistant.iwari.edition import load_edition
 from assistant.iwari.maps import builtin_map, map_from_json, map_names
 from assistant.iwari.setup import new_game
+from assistant.table.observation import split_reading_key
 from calibration import builtin, render, trace
 from calibration import iwari_layouts as I
 from calibration import layout as L
@@ -106,13 +107,19 @@ def test_the_display_board_has_the_editions_display():
     assert "slot.7" in _of_kind(I.display_layout(size=7), "display_slot")
 
 
+@pytest.mark.parametrize("feats", [False, True], ids=["base", "feats"])
 @pytest.mark.parametrize("name", MAPS)
-def test_every_region_the_game_reads_is_on_a_board(name):
-    state = new_game(["Ann", "Bo", "Cy"], seed=3, map=name)
+def test_every_region_the_game_reads_is_on_a_board(name, feats):
+    state = new_game(["Ann", "Bo", "Cy"], seed=3, map=name, feats=feats)
     boards = {b: L.region_by_id(L.load_builtin(b)) for b in (f"iwari-{name}", "iwari-display")}
-    for key in observer.expected_readings(state):
-        board, _, region = key.partition("/")
+    keys = list(observer.expected_readings(state))
+    for key in keys:
+        board, region, _ = split_reading_key(key)
         assert region in boards[board], f"{key} has no region on {board}"
+    # with feats on, every feat space and every connection band is read
+    read = {split_reading_key(k)[1] for k in keys}
+    feat_regions = {r for r, reg in boards[f"iwari-{name}"].items() if reg["kind"] in ("feat_space", "connection")}
+    assert (feat_regions <= read) == feats and (feat_regions & read == set()) != feats
 
 
 def test_marker_codes_are_unique_across_every_builtin_board():

@@ -5,8 +5,9 @@ Boards and readings (every region below is read; an empty region reads as the em
 * the map, board ``iwari-<map name>`` (``iwari-standard``, ...): tent space ``S01`` -> the tent on it,
   ``tent:<tribe colour>`` (count); ``totem.<territory>`` -> the top totem of the territory's stack,
   ``totem:<tribe colour>`` (top-of-stack: the totems under it do not show, the height is not read; history, the
-  tracker's line, knows them). With the feats module: ``feat.<territory>`` and ``link.<connection id>`` -> the feats
-  there, ``feat:none:<kind>`` (count).
+  tracker's line, knows them). With the feats module: ``feat.<territory>`` (the territory's feat space) and
+  ``connection.<connection id>`` (the connection's band, where its feats lie) -> the feats there,
+  ``feat:none:<kind>`` (count). The region ids are the layouts' (``calibration/layouts/iwari-*.json``).
 * the cards, board ``iwari-display``: ``slot.1`` ... ``slot.N`` (N the display size) -> the face-up card there,
   ``card:<card colour>``, or nothing once the slot stays empty (I-END-2); ``played`` -> the cards the turn played
   or swapped, face up in the play area until the turn ends (edition ``discard``, I-NIT-7), ``card:<colour>``
@@ -25,7 +26,8 @@ DISPLAY_BOARD = "iwari-display"
 PLAYED = f"{DISPLAY_BOARD}/played"
 TOTEM = "totem."  # region prefix of a totem circle
 FEAT = "feat."  # region prefix of a territory's feats
-LINK = "link."  # region prefix of a connection's feats
+CONNECTION = "connection."  # region prefix of a connection's band, where its feats lie
+LINK = CONNECTION  # the constant's old name, still imported by assistant/iwari/explain.py
 
 
 def map_board(state: State) -> str:
@@ -57,7 +59,7 @@ def expected_readings(state: State) -> dict[str, Pieces]:
         for territory in state.map.territories:
             out[f"{mb}/{FEAT}{territory}"] = pieces(placed.get(territory, {}))
         for c in state.map.connections:
-            out[f"{mb}/{LINK}{c.id}"] = pieces(placed.get(f"connection:{c.id}", {}))
+            out[f"{mb}/{CONNECTION}{c.id}"] = pieces(placed.get(f"connection:{c.id}", {}))
     for slot, colour in enumerate(state.display, 1):
         out[f"{DISPLAY_BOARD}/slot.{slot}"] = () if colour is None else card(colour)
     counts: dict[str, int] = {}
