@@ -8,10 +8,14 @@ Boards and readings (every region below is read; an empty region reads as the em
   tracker's line, knows them). With the feats module: ``feat.<territory>`` (the territory's feat space) and
   ``connection.<connection id>`` (the connection's band, where its feats lie) -> the feats there,
   ``feat:none:<kind>`` (count). The region ids are the layouts' (``calibration/layouts/iwari-*.json``).
-* the cards, board ``iwari-display``: ``slot.1`` ... ``slot.N`` (N the display size) -> the face-up card there,
-  ``card:<card colour>``, or nothing once the slot stays empty (I-END-2); ``played`` -> the cards the turn played
-  or swapped, face up in the play area until the turn ends (edition ``discard``, I-NIT-7), ``card:<colour>``
-  counted.
+* the cards, board ``iwari-display``: a display slot shows a printed card face, read by the tile reader
+  (``vision.tiles``, gallery ``iwari-cards``): ``slot.1#tile`` ... ``slot.N#tile`` (N the display size) -> the
+  colour name of the face-up card there (``"forest"``), or None once the slot stays empty (I-END-2); region kind
+  ``tile-face``. ``shown_card`` maps such a read to the card key the rest of the game counts in
+  (``card:<colour>``). ``played`` -> the cards the turn played or swapped, face up in the play area until the turn
+  ends (edition ``discard``, I-NIT-7), ``card:<colour>`` counted.
+* ``slot.1`` ... ``slot.N`` -> the same card as ``card:<colour>`` (count): the form the explainer reads today; it
+  goes once the explainer reads the display through ``shown_card``.
 
 Never read: hands, the deck, the discard pile (hidden or face down), the score track (the tablet shows the
 scores the engine computes).
@@ -35,8 +39,27 @@ def map_board(state: State) -> str:
     return f"iwari-{state.map.name}"
 
 
+SLOT = "slot."  # region prefix of a display slot
+TILE = "#tile"  # suffix of a printed face's reading key (``assistant.table.observation.reading_key``)
+
+
 def card(colour: str) -> Pieces:
+    """The card key of one card of ``colour``, as a count: ``(("card:forest", 1),)``."""
     return (("card:" + colour, 1),)
+
+
+def slot_key(slot: int) -> str:
+    """The reading key of display slot ``slot`` (1-based)'s printed face: ``iwari-display/slot.1#tile``."""
+    return f"{DISPLAY_BOARD}/{SLOT}{slot}{TILE}"
+
+
+def shown_card(by_key: dict, slot: int):
+    """What a look shows in display slot ``slot``, in card keys: ``card("forest")`` for a slot read ``"forest"``,
+    ``()`` for a slot read empty, None when the slot was not read."""
+    if slot_key(slot) not in by_key:
+        return None
+    colour = by_key[slot_key(slot)]
+    return () if colour is None else card(colour)
 
 
 def expected_readings(state: State) -> dict[str, Pieces]:
@@ -61,7 +84,8 @@ def expected_readings(state: State) -> dict[str, Pieces]:
         for c in state.map.connections:
             out[f"{mb}/{CONNECTION}{c.id}"] = pieces(placed.get(f"connection:{c.id}", {}))
     for slot, colour in enumerate(state.display, 1):
-        out[f"{DISPLAY_BOARD}/slot.{slot}"] = () if colour is None else card(colour)
+        out[slot_key(slot)] = colour
+        out[f"{DISPLAY_BOARD}/{SLOT}{slot}"] = () if colour is None else card(colour)
     counts: dict[str, int] = {}
     for colour in state.played:
         counts["card:" + colour] = counts.get("card:" + colour, 0) + 1
@@ -70,9 +94,12 @@ def expected_readings(state: State) -> dict[str, Pieces]:
 
 
 def region_kind(key: str) -> str:
-    """How a camera reads the region: a totem circle shows the top of its stack, every other region is counted."""
+    """How a camera reads the region at ``key``: a totem circle shows the top of its stack, a display slot's
+    ``#tile`` key is a printed card face, every other region is counted."""
     region = key.partition("/")[2]
-    return "top-of-stack" if region.startswith(TOTEM) else "count"
+    if region.startswith(TOTEM):
+        return "top-of-stack"
+    return "tile-face" if key.endswith(TILE) else "count"
 
 
 def colours_in(value) -> dict[str, int]:
