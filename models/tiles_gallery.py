@@ -3,10 +3,11 @@ draws tiles (``models.synth.scene.draw_tiles``) at a few scales, turns and blurs
 label printed at the sharpnesses the scene generator draws boards at (1 to 4 px/mm: a name printed at 1 px/mm has
 bolder strokes, seen at 2): ``calibration/tiles/wendake-schematic.npz`` for the village grid's tile slots (every
 tile of the edition on both sides, plus the bare slot) and ``wendake-schematic-progress.npz`` for the progress
-spaces (every progress tile face up, each level's back, and the bare space). Build-time only; the runtime reads
-the committed ``.npz`` files through ``vision.tiles``.
+spaces (every progress tile face up, each level's back, and the bare space); and Iwari's card faces,
+``iwari-cards.npz``, for the display slots (``iwari_card_samples``). Build-time only; the runtime reads the
+committed ``.npz`` files through ``vision.tiles``.
 
-    python -m models.tiles_gallery            # rewrites both galleries in calibration/tiles/
+    python -m models.tiles_gallery            # rewrites every gallery in calibration/tiles/
     python -m models.tiles_gallery DIR        # writes them into DIR instead
 """
 
@@ -17,6 +18,7 @@ import sys
 import numpy as np
 
 from assistant.wendake.edition import load_edition
+from calibration.iwari_layouts import card_display_views, display_layout
 from calibration.layout import load_builtin
 from models.synth.scene import PAD_MM, board_art, draw_tiles
 from vision.tiles import EMPTY, GALLERY_DIR, TILE_KINDS, build_gallery, slot_crop
@@ -34,7 +36,9 @@ def labels_of_edition(kind: str = "tile_slot") -> list[tuple[str, str]]:
     return [(t, side) for t in ids for side in ("action", "ritual")]
 
 
-def render_samples(px_per_mm: float, rotation_deg: float, blur: float, rng, kind: str = "tile_slot") -> list[tuple[str, np.ndarray]]:
+def render_samples(
+    px_per_mm: float, rotation_deg: float, blur: float, rng, kind: str = "tile_slot"
+) -> list[tuple[str, np.ndarray]]:
     import cv2
 
     layout = load_builtin("wendake-village-1")
@@ -43,7 +47,7 @@ def render_samples(px_per_mm: float, rotation_deg: float, blur: float, rng, kind
     out = []
 
     def crops(canvas, names):
-        img = canvas[pad:canvas.shape[0] - pad, pad:canvas.shape[1] - pad]
+        img = canvas[pad : canvas.shape[0] - pad, pad : canvas.shape[1] - pad]
         if blur > 0:
             img = cv2.GaussianBlur(img, (0, 0), blur)
         for slot, name in zip(slots, names):
@@ -53,12 +57,36 @@ def render_samples(px_per_mm: float, rotation_deg: float, blur: float, rng, kind
     crops(bare, [EMPTY] * len(slots))
     labels = labels_of_edition(kind)
     for k in range(0, len(labels), len(slots)):
-        chunk = labels[k:k + len(slots)]
+        chunk = labels[k : k + len(slots)]
         canvas = board_art(layout, px_per_mm).copy()
         tiles = [{"slot": s["id"], "tile": t, "side": side, "rotation_deg": rotation_deg} for s, (t, side) in zip(slots, chunk)]
         draw_tiles(canvas, layout, tiles, px_per_mm, rng)
         crops(canvas, [f"{t}:{side}" for t, side in chunk])
     return out
+
+
+IWARI_CARDS_SOURCE = (
+    "schematic Iwari card faces (calibration.render.card_face) on the iwari-display slots at 2 and 3 px/mm, "
+    "turned -2/0/2 degrees, blur 0/1.2 px (calibration.iwari_layouts.card_display_views), not the retail cards"
+)
+
+
+def iwari_card_samples() -> tuple[list[tuple[str, np.ndarray]], list[tuple[str, np.ndarray]]]:
+    """(samples, glyph samples) of Iwari's display slots: each card colour face up and the bare slot, drawn by
+    ``calibration.iwari_layouts.card_display_views`` at 2 and 3 px/mm, turned -2/0/2 degrees, blurred 0/1.2 px; the
+    glyph references are the sharp, straight 3 px/mm crops."""
+    lay = display_layout()
+    slots = {r["id"]: r for r in lay["regions"] if r["kind"] == "display_slot"}
+    samples, glyphs = [], []
+    for k in (2.0, 3.0):
+        for rot in (-2.0, 0.0, 2.0):
+            for blur in (0.0, 1.2):
+                for img, labels in card_display_views(k, rot, blur, lay):
+                    for sid, label in labels.items():
+                        samples.append((label, slot_crop(img, k, slots[sid]["polygon"])))
+                        if (k, rot, blur) == (3.0, 0.0, 0.0):
+                            glyphs.append(samples[-1])
+    return samples, glyphs
 
 
 def build(out_dir=None) -> str:
@@ -67,6 +95,13 @@ def build(out_dir=None) -> str:
 
     lines = []
     for kind, name in TILE_KINDS.items():
+        if kind == "display_slot":
+            samples, glyphs = iwari_card_samples()
+            gallery = build_gallery(samples, name, IWARI_CARDS_SOURCE, glyphs)
+            path = Path(out_dir or GALLERY_DIR) / f"{name}.npz"
+            gallery.save(path)
+            lines.append(f"{path}: {len(samples)} samples, {len(set(gallery.labels))} labels")
+            continue
         rng = np.random.default_rng(0)
         samples = []
         for px_per_mm in (2.0, 3.0):

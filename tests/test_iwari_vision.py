@@ -3,9 +3,18 @@ against the ``iwari-cards`` gallery, and what the tile reader reads is what the 
 
 from __future__ import annotations
 
+import pytest
+
 from assistant.iwari import observer
 from assistant.iwari.setup import new_game
 from assistant.table.game import REGION_KINDS
+from calibration import iwari_layouts as I
+from calibration import layout as L
+from calibration import render
+from models import tiles_gallery
+from vision.assign import region_pieces
+from vision.observe import Observer
+from vision.tiles import GALLERY_DIR, TILE_KINDS, build_gallery, read_tiles
 
 
 def test_display_slots_are_card_faces():
@@ -29,3 +38,62 @@ def test_a_card_face_read_maps_to_the_card_key():
     readings = observer.expected_readings(state)
     for slot in range(1, len(state.display) + 1):
         assert observer.shown_card(readings, slot) == readings[f"iwari-display/slot.{slot}"]
+
+
+# ---- the tile reader reads the card display ------------------------------------------------------------------------
+def _display_with(cards, k: float, rotation_deg: float = 2.0, offset_mm=(1.0, -1.0)):
+    """The iwari-display board rendered at ``k`` px/mm with ``cards`` (slot order, None: no card) face up, askew."""
+    lay = L.load_builtin("iwari-display")
+    img = render.render_board(lay, k)
+    slots = {r["id"]: r for r in lay["regions"] if r["kind"] == "display_slot"}
+    for n, colour in enumerate(cards, 1):
+        if colour is not None:
+            render.draw_card(img, slots[f"slot.{n}"]["polygon"], colour, k, I.CARD_MM, rotation_deg, offset_mm)
+    return lay, img
+
+
+def test_the_tile_reader_reads_display_slots_against_the_card_gallery():
+    assert TILE_KINDS["display_slot"] == "iwari-cards"
+    lay, img = _display_with(["desert", None, "glaciers", "tundra"], 2.0)
+    reads = read_tiles(img, 2.0, lay)
+    assert {rid: r.value for rid, r in reads.items()} == {
+        "slot.1": "desert",
+        "slot.2": None,
+        "slot.3": "glaciers",
+        "slot.4": "tundra",
+    }
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_the_camera_reads_the_display_as_the_observer_expects(seed):
+    """A game's display rendered and read by the camera side (``vision.observe.Observer.read_view``, the detector
+    included): each slot's ``#tile`` reading is the observer's expected card colour, and a card is no piece (a
+    detection on a display slot is dropped: calibration/pieces/iwari.json)."""
+    state = new_game(["Ann", "Bo", "Cy"], seed=seed)
+    lay, img = _display_with(state.display, 2.0)
+    readings = Observer([lay]).read_view("iwari-display", img, 2.0)
+    expected = observer.expected_readings(state)
+    for slot in range(1, len(state.display) + 1):
+        key = observer.slot_key(slot)
+        assert readings[key].value == expected[key], key
+        assert readings[f"iwari-display/slot.{slot}"].value == ()
+
+
+def test_every_iwari_region_kind_says_which_pieces_lie_there():
+    """calibration/pieces/iwari.json covers every region kind of the Iwari boards, and vision finds it through the
+    layouts' ``game`` alone."""
+    allowed = region_pieces("iwari")
+    for name in ("iwari-standard", "iwari-floating-lands", "iwari-glacial-mass", "iwari-long-road", "iwari-display"):
+        lay = L.load_builtin(name)
+        assert lay["game"] == "iwari"
+        for r in lay["regions"]:
+            assert r["kind"] in allowed, f"{name}/{r['id']}: kind {r['kind']} not in calibration/pieces/iwari.json"
+            assert set(r.get("attributes", {}).get("pieces", [])) <= allowed[r["kind"]] | {"card"}, r["id"]
+    assert allowed["tent_space"] == {"tent"} and allowed["totem_circle"] == {"totem"} and allowed["display_slot"] == frozenset()
+
+
+def test_the_card_gallery_is_rebuilt_byte_identically(tmp_path):
+    """``python -m models.tiles_gallery`` writes calibration/tiles/iwari-cards.npz as committed (docs/layouts.md)."""
+    samples, glyphs = tiles_gallery.iwari_card_samples()
+    build_gallery(samples, "iwari-cards", tiles_gallery.IWARI_CARDS_SOURCE, glyphs).save(tmp_path / "iwari-cards.npz")
+    assert (tmp_path / "iwari-cards.npz").read_bytes() == (GALLERY_DIR / "iwari-cards.npz").read_bytes()

@@ -8,7 +8,8 @@ tiles need a gallery made from photos of their own box (``build_gallery`` on rec
 labels), or a table profile's adaptation adds the owner's own slot crops, labelled by the rules
 (``TileGallery.extended``, ``tablewatch adapt``). Game-neutral: any layout region of a ``TILE_KINDS`` kind is read, each kind against a gallery of its own
 (the village grid's tile slots; the progress spaces, whose gallery ``wendake-schematic-progress.npz`` holds every
-progress tile face up, each level's back, and the bare space). numpy + OpenCV only.
+progress tile face up, each level's back, and the bare space; a card display's slots, whose gallery
+``iwari-cards.npz`` holds each card colour's face and the bare slot). numpy + OpenCV only.
 
 Features are illumination-normalised: a 40 × 40 grey-level patch (zero mean, unit norm), a 4 × 4 grid of
 chroma means and a finer 96 × 24 patch of the name band, so a warmer light or a darker table does not change the
@@ -38,9 +39,11 @@ from assistant.errors import UserError
 GALLERY_DIR = Path(__file__).resolve().parent.parent / "calibration" / "tiles"
 DEFAULT_GALLERY = "wendake-schematic"
 PROGRESS_GALLERY = "wendake-schematic-progress"
-# the region kinds read as tiles, each against a gallery of its own: the village grid's tile slots, and the
-# progress spaces where a player's bought progress tiles lie (W-PRG-4; face down once used this year, W-PRG-3)
-TILE_KINDS = {"tile_slot": DEFAULT_GALLERY, "progress_space": PROGRESS_GALLERY}
+IWARI_CARDS_GALLERY = "iwari-cards"
+# the region kinds read as tiles, each against a gallery of its own: the village grid's tile slots, the progress
+# spaces where a player's bought progress tiles lie (W-PRG-4; face down once used this year, W-PRG-3), and the
+# card display's slots, each showing a printed card face read as its colour name (docs/layouts.md)
+TILE_KINDS = {"tile_slot": DEFAULT_GALLERY, "progress_space": PROGRESS_GALLERY, "display_slot": IWARI_CARDS_GALLERY}
 PATCH = 40
 CHROMA_GRID = 4
 CHROMA_WEIGHT = 0.6
