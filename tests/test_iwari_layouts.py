@@ -17,7 +17,7 @@ from assistant.iwari.edition import load_edition
 from assistant.iwari.maps import builtin_map, map_from_json, map_names
 from assistant.iwari.setup import new_game
 from assistant.table.observation import split_reading_key
-from calibration import builtin, render, trace
+from calibration import builtin, render, sheet, trace
 from calibration import iwari_layouts as I
 from calibration import layout as L
 from calibration.layout import centroid
@@ -152,6 +152,26 @@ def test_render_and_print_an_iwari_map(tmp_path, capsys):
     pages = render.page_grid(tuple(lay["size_mm"]), "a4")[1] * render.page_grid(tuple(lay["size_mm"]), "a4")[2]
     assert f"on {pages} A4 page(s)" in capsys.readouterr().out
     assert pdf.read_bytes().startswith(b"%PDF") and pdf.read_bytes().count(b"/Type /Page ") == pages
+
+
+def test_the_sticker_sheet_prints_every_iwari_marker(tmp_path, capsys):
+    """``tablewatch markers sheet`` prints the Iwari boards' stickers, readable; ``--game iwari`` prints them alone,
+    with the colour card."""
+    iwari = sorted(I.all_layouts())
+    every = sheet.boards_of()
+    assert set(iwari) <= set(every) and sheet.boards_of("iwari") == [*sorted(iwari, key=every.index), "colour-card"]
+    pages, _ = sheet.sticker_pages("a4", dpi=150, game="iwari")
+    found = set()
+    for page in pages:
+        found |= set(find_markers(page, {I.DICTIONARY}))
+    want = {(m["dictionary"], m["id"]) for b in iwari for m in builtin.read(b)["markers"]}
+    assert {k for k in found if k[1] >= 100} == want  # below 100: the colour card's DICT_4X4_100 codes, read as 4X4_250
+    out = tmp_path / "stickers.pdf"
+    assert main(["markers", "sheet", "--out", str(out), "--game", "iwari"]) == 0
+    assert f"{len(pages)} A4 page(s)" in capsys.readouterr().out
+    assert main(["markers", "sheet", "--out", str(out), "--game", "chess"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "iwari, wendake" in err
 
 
 def _match(original: dict, traced: dict) -> dict[str, str]:

@@ -49,7 +49,11 @@ def add_parser(sub) -> None:
 
     p = lsub.add_parser("trace", help="add regions traced on a rectified photo (pixel polygons) to a layout")
     p.add_argument("layout", help="the layout to extend")
-    p.add_argument("--traced", required=True, help='JSON: {"px_per_mm": 2, "regions": [{"id", "kind", "polygon_px", "attributes"}], "adjacency": [...]}')
+    p.add_argument(
+        "--traced",
+        required=True,
+        help='JSON: {"px_per_mm": 2, "regions": [{"id", "kind", "polygon_px", "attributes"}], "adjacency": [...]}',
+    )
     p.add_argument("--out", required=True, help="layout JSON to write")
     p.set_defaults(func=_trace)
 
@@ -58,6 +62,7 @@ def add_parser(sub) -> None:
     p = msub.add_parser("sheet", help="print every board's markers at true size, with where to stick each one")
     p.add_argument("--out", required=True, help="stickers.pdf")
     p.add_argument("--paper", default="a4", choices=["a4", "letter"])
+    p.add_argument("--game", help="only this game's boards (and the colour card), e.g. iwari; default every board")
     p.set_defaults(func=_sheet)
 
     cal = sub.add_parser("calibrate", help="camera intrinsics and colour profiles (docs/calibration.md)")
@@ -105,7 +110,9 @@ def _validate(args) -> int:
             for p in problems:
                 print(f"  - {p}")
         else:
-            print(f"{name}: ok ({len(data['regions'])} regions, {len(data['markers'])} markers, {len(data.get('adjacency', []))} borders)")
+            print(
+                f"{name}: ok ({len(data['regions'])} regions, {len(data['markers'])} markers, {len(data.get('adjacency', []))} borders)"
+            )
     return 1 if bad else 0
 
 
@@ -127,7 +134,9 @@ def _new(args) -> int:
     except ValueError:
         raise UserError(f"--size {args.size!r} should be WIDTHxHEIGHT in mm, e.g. 612x408.") from None
     layout.save(sheet.retail_layout(args.plan, w, h, args.name), args.out)
-    print(f"wrote {args.out}. Next: photograph the board from above, then: tablewatch layout rectify PHOTO --layout {args.out} --out board.png")
+    print(
+        f"wrote {args.out}. Next: photograph the board from above, then: tablewatch layout rectify PHOTO --layout {args.out} --out board.png"
+    )
     return 0
 
 
@@ -140,7 +149,9 @@ def _rectify(args) -> int:
     img, loc = rectify_photo(args.image, lay, args.px_per_mm, camera)
     cv2.imwrite(args.out, img)
     worst = max(loc.residual_mm.values()) if loc.residual_mm else 0.0
-    print(f"wrote {args.out}: {lay['name']} from above at {args.px_per_mm} px/mm ({img.shape[1]}x{img.shape[0]} px), markers {loc.markers_used}, worst marker residual {worst:.2f} mm")
+    print(
+        f"wrote {args.out}: {lay['name']} from above at {args.px_per_mm} px/mm ({img.shape[1]}x{img.shape[0]} px), markers {loc.markers_used}, worst marker residual {worst:.2f} mm"
+    )
     for w in loc.warnings:
         print(f"warning: {w}")
     print("Trace regions on it in pixels and save them with: tablewatch layout trace LAYOUT --traced traced.json --out new.json")
@@ -156,7 +167,7 @@ def _trace(args) -> int:
 
 
 def _sheet(args) -> int:
-    pages, size = sheet.sticker_pages(args.paper)
+    pages, size = sheet.sticker_pages(args.paper, game=args.game)
     write_pdf(args.out, pages, [size] * len(pages), "Tablewatch marker stickers")
     print(f"wrote {args.out}: {len(pages)} {args.paper.upper()} page(s). Print at 100% (actual size) and check the 100 mm bar.")
     return 0
@@ -168,11 +179,15 @@ def _camera(args) -> int:
     cal = camera.calibrate(args.images, kind, pattern, args.square_mm, args.marker_mm, args.dictionary)
     camera.save(cal, args.out)
     K = cal.camera_matrix
-    print(f"{kind} {pattern[0]}x{pattern[1]}, {cal.image_size[0]}x{cal.image_size[1]} px, fx={K[0][0]:.1f} fy={K[1][1]:.1f} cx={K[0][2]:.1f} cy={K[1][2]:.1f}")
+    print(
+        f"{kind} {pattern[0]}x{pattern[1]}, {cal.image_size[0]}x{cal.image_size[1]} px, fx={K[0][0]:.1f} fy={K[1][1]:.1f} cx={K[0][2]:.1f} cy={K[1][2]:.1f}"
+    )
     for path in cal.rejected:
         print(f"skipped {path}: pattern not found (blurred, cut off, or a different pattern size)")
     if cal.rms_px > 1.0:
-        print("warning: the reprojection error is high (over 1 px). Check --square-mm and the pattern size, and retake blurred photos.")
+        print(
+            "warning: the reprojection error is high (over 1 px). Check --square-mm and the pattern size, and retake blurred photos."
+        )
     print(f"wrote {args.out}")
     print(f"rms={cal.rms_px:.4f} images={cal.images_used}/{cal.images_given}")
     return 0
