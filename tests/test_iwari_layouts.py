@@ -14,7 +14,7 @@ from conftest_vision import homography_looking_at
 from assistant.apps.cli import main
 from assistant.iwari import observer
 from assistant.iwari.edition import load_edition
-from assistant.iwari.maps import builtin_map, map_from_json, map_names
+from assistant.iwari.maps import builtin_map, load_map_file, map_from_json, map_names
 from assistant.iwari.setup import new_game
 from assistant.table.observation import split_reading_key
 from calibration import builtin, render, sheet, trace
@@ -272,6 +272,63 @@ def test_trace_a_photo_through_rectify(tmp_path):
     )
     result = trace.trace_iwari(cv2.imread(str(top)), 3.0, lay)
     _assert_same_map(lay, result, numbers_read=False)
+
+
+def _trace_cli(tmp_path, image, k: float, name: str, *extra) -> int:
+    cv2.imwrite(str(tmp_path / "top.png"), image)
+    argv = ["layout", "trace-iwari", str(tmp_path / "top.png"), "--px-per-mm", str(k), "--layout", name]
+    return main([*argv, "--out", str(tmp_path / "map-layout.json"), "--map-out", str(tmp_path / "map.json"), *extra])
+
+
+def test_trace_iwari_command_writes_the_layout_and_the_map(tmp_path, capsys):
+    lay = L.load_builtin("iwari-glacial-mass")
+    assert _trace_cli(tmp_path, render.render_board(lay, 2.0), 2.0, "iwari-glacial-mass") == 0
+    out = capsys.readouterr().out
+    assert "12 territories" in out and "map special: glacial-mass" in out and "nothing else to check by hand" in out
+    traced = L.load(tmp_path / "map-layout.json")  # load validates it
+    _assert_same_map(lay, trace.IwariTrace(traced, json.loads((tmp_path / "map.json").read_text()), []))
+    m, want = load_map_file(tmp_path / "map.json"), builtin_map("glacial-mass")  # the game takes the map
+    assert sorted(c.id for c in m.connections) == sorted(c.id for c in want.connections) and m.special == want.special
+
+
+def test_trace_iwari_command_lists_what_to_check_by_hand(tmp_path, capsys):
+    """Under a warm light, a soft focus and noise at 2 px/mm some connection numbers go unread: both files are
+    written, and each unread number is a line to check by hand."""
+    lay = L.load_builtin("iwari-glacial-mass")
+    img = render.render_board(lay, 2.0).astype(np.float32) * np.array([0.80, 0.86, 0.93])
+    img = cv2.GaussianBlur(img, (0, 0), 1.0)
+    img = np.clip(img + np.random.default_rng(0).normal(0, 5, img.shape), 0, 255).astype(np.uint8)
+    assert _trace_cli(tmp_path, img, 2.0, "iwari-glacial-mass") == 0
+    out = capsys.readouterr().out
+    unread = [line for line in out.splitlines() if line.startswith("  - ")]
+    assert unread and all("was not read" in line for line in unread) and f"check by hand ({len(unread)})" in out
+    assert (tmp_path / "map-layout.json").is_file() and (tmp_path / "map.json").is_file()
+
+
+@pytest.mark.parametrize(
+    "what, argv_change, message",
+    [
+        ("another scale", {"k": 3.0}, "give the --px-per-mm"),
+        ("too coarse a scale", {"k": 1.0}, "not a scale a map is traced at"),
+        ("another board", {"name": "iwari-display"}, "give the --px-per-mm and --layout"),
+        ("no such layout", {"name": "iwari-nowhere"}, "no built-in layout"),
+        ("no map in it", {"blank": True}, "no territory"),
+        ("no image", {"missing": True}, "no image"),
+    ],
+)
+def test_trace_iwari_command_refuses_bad_input_in_one_line(tmp_path, capsys, what, argv_change, message):
+    k, name = argv_change.get("k", 2.0), argv_change.get("name", "iwari-standard")
+    if argv_change.get("missing"):
+        argv = ["layout", "trace-iwari", str(tmp_path / "nothing.png"), "--px-per-mm", "2", "--layout", name]
+        rc = main([*argv, "--out", str(tmp_path / "map-layout.json"), "--map-out", str(tmp_path / "b.json")])
+    else:
+        image = np.full((1040, 1340, 3), 255, np.uint8)  # iwari-standard at 2 px/mm
+        if not argv_change.get("blank"):
+            image = render.render_board(L.load_builtin("iwari-standard"), 2.0)
+        rc = _trace_cli(tmp_path, image, k, name)
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "map-layout.json").exists()
 
 
 def test_trace_refuses_an_image_without_a_map():

@@ -5,8 +5,13 @@ Heavy imports (OpenCV, numpy) happen inside the command functions so ``tablewatc
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+from pathlib import Path
+
 from assistant.errors import UserError
-from assistant.jsonfile import read_json
+from assistant.iwari.maps import map_from_json
+from assistant.jsonfile import read_json, write_atomic
 from assistant.wendake.edition import load_edition
 from calibration import camera, colours, layout, render, sheet, trace
 from calibration import camera as cam
@@ -56,6 +61,24 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--out", required=True, help="layout JSON to write")
     p.set_defaults(func=_trace)
+
+    p = lsub.add_parser(
+        "trace-iwari",
+        help="read an Iwari map (layout and map data) from a top-down image of the board (docs/layouts.md)",
+        description="Trace an Iwari map from the image tablewatch layout rectify wrote: territories and colours, "
+        "tent spaces, totem circles, feat spaces, numbered connections (land or water, mountains), paths and the "
+        "road. Writes the board's layout and the map for the game, and lists what to check by hand.",
+    )
+    p.add_argument("image", metavar="TOP.png", help="the board seen from straight above (tablewatch layout rectify)")
+    p.add_argument(
+        "--px-per-mm", type=float, required=True, help="the image's scale, as given to layout rectify (3 reads every number)"
+    )
+    p.add_argument(
+        "--layout", required=True, help="the skeleton: the board's name, size and markers (layout new --plan iwari-standard)"
+    )
+    p.add_argument("--out", required=True, help="the traced layout JSON to write")
+    p.add_argument("--map-out", required=True, help="the traced map JSON to write (what tablewatch iwari tally takes as map)")
+    p.set_defaults(func=_trace_iwari)
 
     mk = sub.add_parser("markers", help="printable marker stickers")
     msub = mk.add_subparsers(dest="markers_command", metavar="ACTION", required=True)
@@ -163,6 +186,77 @@ def _trace(args) -> int:
     out = trace.add_traced(lay, trace.load_traced(args.traced))
     layout.save(out, args.out)
     print(f"wrote {args.out}: {len(out['regions'])} regions, all checks passed")
+    return 0
+
+
+# the map trace is made and measured at 2 and 3 px/mm (docs/layouts.md): below 2 the connection numbers go unread,
+# and at 1 a band's crop can come out empty, which OpenCV does not survive; above 6 a map image passes 4000 px a side
+TRACE_PX_PER_MM = (2.0, 6.0)
+SIZE_TOLERANCE = 0.03  # an image more than 3 % off the skeleton's size at --px-per-mm is of another scale or board
+
+
+def _trace_iwari(args) -> int:
+    """``layout trace-iwari``: the map trace (``calibration.trace.trace_iwari``) written as a layout and a map, with
+    the counts to compare with the printed map and the problems to check by hand. Exit 0 when both files are
+    written, 1 when the traced layout is not valid (the map is written, the problems listed), 2 for bad input."""
+    import cv2
+
+    k = args.px_per_mm
+    if not TRACE_PX_PER_MM[0] <= k <= TRACE_PX_PER_MM[1]:
+        raise UserError(
+            f"--px-per-mm {k:g} is not a scale a map is traced at: rectify the photo at 3 (tablewatch layout rectify "
+            "... --px-per-mm 3) and give the same number here."
+        )
+    skeleton = layout.resolve(args.layout)
+    if not Path(args.image).is_file():
+        raise UserError(f"no image {args.image}: give the PNG that tablewatch layout rectify wrote.")
+    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if image is None:
+        raise UserError(f"cannot read {args.image} as an image: give the PNG that tablewatch layout rectify wrote.")
+    w, h = skeleton["size_mm"]
+    want = (w * k, h * k)
+    got = (image.shape[1], image.shape[0])
+    if any(abs(g - x) > SIZE_TOLERANCE * x for g, x in zip(got, want)):
+        raise UserError(
+            f"{args.image} is {got[0]}x{got[1]} px, but {skeleton['name']} at {k:g} px/mm is {want[0]:.0f}x{want[1]:.0f} px: "
+            "give the --px-per-mm and --layout that layout rectify used."
+        )
+    result = trace.trace_iwari(image, k, skeleton)
+    problems = list(result.problems)
+    try:
+        map_from_json(result.map)
+    except UserError as exc:
+        problems.append(f"the game refuses the traced map: {exc}")
+    write_atomic(args.map_out, json.dumps(result.map, indent=1) + "\n")
+    regions = result.layout["regions"]
+    kinds = Counter(r["kind"] for r in regions)
+    conns = [r["attributes"] for r in regions if r["kind"] == "connection"]
+    colours_seen = Counter(r["attributes"]["colour"] for r in regions if r["kind"] == "territory")
+    print(
+        f"traced {skeleton['name']}: {kinds['territory']} territories ("
+        + ", ".join(f"{n} {c}" for c, n in sorted(colours_seen.items()))
+        + f"), {kinds['tent_space']} tent spaces, {kinds['totem_circle']} totem circles, {kinds['feat_space']} feat spaces"
+    )
+    print(
+        f"{len(conns)} connections: {sum(c['by'] == 'land' for c in conns)} by land, {sum(c['by'] == 'water' for c in conns)} "
+        f"by water, {sum(bool(c['mountain']) for c in conns)} under mountains; {len(result.map['paths'])} paths"
+        + (f"; the road: {len(result.map['road'])} tent spaces" if result.map.get("road") else "")
+        + f"; map special: {result.map.get('special', 'none')}"
+    )
+    print("Compare these counts, each territory's colour and each connection's number with the printed map.")
+    print(f'wrote {args.map_out}: the map (tablewatch iwari tally takes it as "map": "{args.map_out}")')
+    if problems:
+        print(f"check by hand ({len(problems)}):")
+        for line in problems:
+            print(f"  - {line}")
+    else:
+        print("nothing else to check by hand: every region and connection number was read.")
+    try:
+        layout.save(result.layout, args.out)
+    except UserError as exc:
+        print(f"the layout was not written: {str(exc).splitlines()[0]} (the problems above).")
+        return 1
+    print(f"wrote {args.out}: {len(regions)} regions. See it printed: tablewatch layout render {args.out} --out check.png")
     return 0
 
 
