@@ -25,13 +25,16 @@ def _need_torch() -> None:
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "synth", help="render synthetic table scenes with exact labels (training data for the piece detector)",
-        description="Render N seeded random Wendake positions as camera images with ground truth. "
+        description="Render N seeded random Wendake (or, with --game iwari, Iwari) positions as camera images with ground truth. "
                     "Writes scene_NNNNNN.jpg, scene_NNNNNN_<map>.jpg (rectified map view), scene_NNNNNN.json and manifest.json. "
                     "Format: docs/synth.md.")
     p.add_argument("--n", type=int, required=True, help="number of scenes")
     p.add_argument("--seed", type=int, default=0, help="seed: the same seed gives the same scenes (default 0)")
     p.add_argument("--out", required=True, help="output folder (created if missing)")
-    p.add_argument("--players", type=int, default=4, help="2, 3 or 4 players (default 4)")
+    p.add_argument("--game", choices=["wendake", "iwari"], default="wendake",
+                   help="the game whose positions and boards are drawn (default wendake); iwari: tents and totems in the tribe "
+                        "colours on a random built-in map, the cards on the display board (docs/synth.md)")
+    p.add_argument("--players", type=int, default=4, help="2, 3 or 4 players (Iwari: up to 5; default 4)")
     p.add_argument("--size", default="1280x960", help="image size WxH (default 1280x960)")
     p.add_argument("--rect-px-per-mm", type=float, default=4.0, help="scale of the rectified map view (default 4 px/mm)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; output is the same for any number)")
@@ -213,8 +216,11 @@ def parse_size(text: str) -> tuple[int, int]:
 def check_args(args) -> tuple[Path, tuple[int, int]]:
     if args.n <= 0:
         raise UserError(f"--n must be at least 1 (got {args.n}).")
-    if args.players not in (2, 3, 4):
-        raise UserError(f"--players must be 2, 3 or 4 (got {args.players}).")
+    counts = (2, 3, 4, 5) if args.game == "iwari" else (2, 3, 4)
+    if args.players not in counts:
+        raise UserError(f"--players must be {', '.join(map(str, counts[:-1]))} or {counts[-1]} (got {args.players}).")
+    if args.game == "iwari" and args.progress_tiles:
+        raise UserError("--progress-tiles draws Wendake's progress tiles; leave it out with --game iwari.")
     if not (0.5 <= args.rect_px_per_mm <= 16):
         raise UserError(f"--rect-px-per-mm must be between 0.5 and 16 (got {args.rect_px_per_mm}).")
     if args.workers < 1:
@@ -238,7 +244,7 @@ def run(args) -> int:
 
     try:
         stats = generate(args.n, args.seed, out, args.players, size, args.rect_px_per_mm, args.workers, progress_tiles=args.progress_tiles,
-                         family=None if args.family == "classic" else args.family)
+                         family=None if args.family == "classic" else args.family, game=args.game)
     except OSError as exc:
         raise UserError(f"writing into {out} failed: {exc.strerror or exc}. Check the folder and free disk space.") from None
     print(f"wrote {stats['scenes']} scenes to {out} in {stats['seconds']:.1f} s ({stats['scenes_per_s']:.2f} scenes/s)")

@@ -11,6 +11,7 @@ The package renders seeded random game positions as camera images with exact gro
 | ``art.py`` | board art by family: the layout's geometry drawn with another palette, texture, lettering, decoration and varnish |
 | ``scene.py`` | one scene: boards + pieces -> camera image, rectified board view and the label dict |
 | ``wendake.py`` | the only Wendake-specific part: a random game position -> boards and pieces on the layouts |
+| ``iwari.py`` | the only Iwari-specific part: a random game position -> tents, totem stacks and cards on the layouts |
 | ``writer.py`` | the data-set writer: scene files, manifest, progress bar, worker processes |
 
 The label format is documented in docs/synth.md. Runtime code uses numpy, OpenCV and the stdlib only.

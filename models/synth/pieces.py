@@ -34,7 +34,7 @@ class Piece:
 
     @property
     def pose(self) -> str:
-        if self.cls == "warrior_standing":
+        if self.cls in ("warrior_standing", *STANDING_CLASSES):
             return "standing"
         if self.cls == "warrior_lying":
             return "lying"
@@ -89,6 +89,14 @@ FISH = np.array([[-10, 0], [-7, -3.5], [-1, -4.5], [5, -3], [7, -0.8], [10.5, -4
 LEATHER = np.array([[-8, -6], [-3, -5], [0, -7.5], [3, -5], [8, -6], [7, -1], [8.5, 5], [3, 4.5], [0, 7], [-3, 4.5], [-8.5, 5], [-7, -1]], float)
 BEAN = np.array([[-5.5, -1], [-4, -3.8], [0, -4.2], [4, -3.8], [5.5, -1], [4.5, 3], [1.5, 3.6], [0, 2.2], [-1.5, 3.6], [-4.5, 3]], float)
 CORN = circle(1, 14, 9.0, 4.0)
+# Iwari's pieces (models/synth/iwari.py), schematic stand-ins: the text gives no piece's size or shape (I-COMP-3). A
+# tent is a tepee of four stepped octagonal tiers (16 mm across at the base, 15 mm tall, on a 22 mm tent space); a
+# totem a carved block (14 x 14 mm, 9 mm) on a 10 mm neck, so that a stack shows one block per totem from the side
+TENT_TIERS = ((8.0, 0.0, 4.0), (6.2, 4.0, 8.0), (4.3, 8.0, 12.0), (2.3, 12.0, 15.0))  # (radius, z0, z1) mm
+TOTEM_BLOCK = (14.0, 9.0)  # side, height mm
+TOTEM_NECK = (10.0, 1.5)
+TOTEM_H_MM = TOTEM_BLOCK[1] + TOTEM_NECK[1]  # a totem's height: the next totem of a stack stands on it
+STANDING_CLASSES = ("tent", "totem")  # Iwari's upright pieces: their label's pose is "standing"
 
 
 def shape(piece: Piece, colour_bgr: dict[str, tuple], style: PieceStyle | None = None) -> list[Part]:
@@ -139,6 +147,16 @@ def shape(piece: Piece, colour_bgr: dict[str, tuple], style: PieceStyle | None =
     if cls == "swap_token":
         return [Part(rect(18, 18, 2), 0, 2.2, "card", NEUTRAL_BGR["card_edge"], NEUTRAL_BGR["swap_token"],
                      [("line", [[-5, -3], [5, -3], [2.5, -5.5]], 1.0, (60, 60, 60)), ("line", [[5, 3], [-5, 3], [-2.5, 5.5]], 1.0, (60, 60, 60))])]
+    if cls == "tent":
+        parts = [Part(circle(r, 8), z0, z1) for r, z0, z1 in TENT_TIERS]
+        parts[-1].decals = [("circle", (0, 0), 1.2, (50, 60, 70))]  # the poles' tips
+        return parts
+    if cls == "totem":
+        side, h = TOTEM_BLOCK
+        neck, nh = TOTEM_NECK
+        ink = _scale(c, 0.45)
+        face = [("circle", (-2.4, -2.0), 1.2, ink), ("circle", (2.4, -2.0), 1.2, ink), ("poly", [[-1.8, 0.8], [1.8, 0.8], [0, 4.0]], ink)]
+        return [Part(rect(side, side, 1.5), 0, h), Part(rect(neck, neck, 1.0), h, h + nh, decals=face)]
     raise ValueError(f"no shape for class {cls!r}")
 
 

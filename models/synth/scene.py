@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from calibration.render import draw_card as render_card
 from calibration.render import render_board
 from models.synth import FORMAT
 from models.synth import effects as fx
@@ -96,13 +97,40 @@ PROGRESS_LEVELS = {"P1": 1, "P2": 2, "P3": 3}  # dots printed along a progress t
 TILE_TEXT_MM = 58.0  # the tile size the printed name's size is drawn for (a grid tile); smaller tiles, smaller print
 
 
+CARD_MM = (63.0, 88.0)  # a printed card's size (Iwari's display: calibration.iwari_layouts.CARD_MM, I-NIT-4)
+CARD_BACK = ((45, 60, 95), (140, 175, 205))  # a card's back: fill and frame, BGR
+
+
+def draw_card(canvas, polygon, card: str | None, s: float, rotation_deg: float = 0.0, offset_mm=(0.0, 0.0)) -> None:
+    """A printed card in a region of a padded board canvas: face up (``card``: its colour, the face
+    ``calibration.render.card_face`` prints) or face down (None: its back), in the region's middle, moved by
+    ``offset_mm`` and turned ``rotation_deg``."""
+    import cv2
+
+    poly = np.asarray(polygon, float) + PAD_MM  # board mm -> canvas mm
+    if card is not None:
+        render_card(canvas, poly.tolist(), card, s, CARD_MM, rotation_deg, tuple(offset_mm))
+        return
+    c = poly.mean(0) + offset_mm
+    a = math.radians(-rotation_deg)  # counter-clockwise as seen from above, as render_card turns a face
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    half = np.array(CARD_MM) / 2
+    px = lambda k: np.round(((np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * half * k) @ rot.T + c) * s * 16 - 8).astype(np.int32)
+    cv2.fillConvexPoly(canvas, px(1.0), CARD_BACK[1], cv2.LINE_AA, shift=4)
+    cv2.fillConvexPoly(canvas, px(0.86), CARD_BACK[0], cv2.LINE_AA, shift=4)
+
+
 def draw_tiles(canvas, layout: dict, tiles: list[dict], s: float, rng) -> None:
     """Tiles in their regions, the tile id printed on each (``TILE_ART`` by side): a progress tile's back shows its
-    level (tile ``"P1"``)."""
+    level (tile ``"P1"``). An entry with a ``"card"`` key is a printed card (``draw_card``: its colour face up, None
+    face down), with its ``rotation_deg`` and ``offset_mm``."""
     import cv2
 
     regions = {r["id"]: r for r in layout["regions"]}
     for t in tiles:
+        if "card" in t:
+            draw_card(canvas, regions[t["slot"]]["polygon"], t["card"], s, t.get("rotation_deg", 0.0), t.get("offset_mm", (0.0, 0.0)))
+            continue
         poly = np.asarray(regions[t["slot"]]["polygon"], float)
         c = poly.mean(0)
         half = (poly.max(0) - poly.min(0)) / 2 - 1.0
@@ -150,7 +178,7 @@ def jitter_colours(rng, base: dict | None = None) -> dict[str, tuple]:
 
 
 def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: tuple[int, int], rect_px_per_mm: float = 4.0,
-           effects_on: bool = True, fixed: dict | None = None, look=None) -> dict:
+           effects_on: bool = True, fixed: dict | None = None, look=None, extra_colours: dict | None = None) -> dict:
     """Render one scene. Returns {"image": BGR uint8, "rectified": BGR, "hand_mask": uint8, "labels": dict}.
 
     ``fixed`` (optional) pins what is otherwise drawn at random, so that a series of scenes shares one table:
@@ -161,7 +189,10 @@ def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: t
     ``look`` (optional, a ``models.synth.families.Look``): the table's families: board art, piece shapes,
     materials, lights, light colour and falloff, camera, table top and clutter come from it instead of the classic
     draws. Its clutter lies off the boards (the classic distractors may lie on one); with ``effects_on`` off (a
-    recording) the same clutter in every frame."""
+    recording) the same clutter in every frame.
+
+    ``extra_colours`` ({colour name: BGR}): piece colours the classic palette lacks (Iwari's purple tribe), jittered
+    as the others are, after them (None: nothing drawn for them, the scene as before)."""
     import cv2
 
     W, H = size
@@ -199,6 +230,8 @@ def render(boards: list[BoardSpec], main: str, rng: np.random.Generator, size: t
         colour_bgr = fixed["colour_bgr"]
     else:
         colour_bgr = jitter_colours(rng, look.colours if look is not None else None)
+    if extra_colours:
+        colour_bgr = {**colour_bgr, **jitter_colours(rng, extra_colours)}
 
     # the undistorted canvas, large enough for everything the distorted camera sees
     mx, my = distortion_maps(cam, (0, 0))

@@ -1,5 +1,5 @@
-"""The data-set writer: N seeded scenes -> JPEG images, rectified main-board views, one JSON label file each, and
-``manifest.json``. Scene i uses its own generator seeded from (seed, i), so output does not depend on the number
+"""The data-set writer: N seeded scenes of a game (Wendake or Iwari) -> JPEG images, rectified main-board views, one
+JSON label file each, and ``manifest.json``. Scene i uses its own generator seeded from (seed, i), so output does not depend on the number
 of worker processes. ``family`` ("familiar" | "foreign", ``models.synth.families``) draws each scene's table look
 from that pool (from its own generator, seeded from (seed, i) too); None renders the classic scene, draw for draw
 as before families existed."""
@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from models.synth import CLASSES, COLOURS, FORMAT
+from models.synth import iwari as IW
 from models.synth import scene as S
 from models.synth import wendake as WK
 from models.synth.families import draw_look
@@ -32,17 +33,28 @@ def scene_look(seed: int, index: int, family: str | None):
     return None if family is None else draw_look(np.random.default_rng([int(seed), int(index), 0xFA4]), family)
 
 
+GAMES = ("wendake", "iwari")
+
+
 def make_scene(seed: int, index: int, players: int, size: tuple[int, int], rect_px_per_mm: float = DEFAULT_RECT_PX_PER_MM,
-               effects_on: bool = True, progress_tiles: bool = False, family: str | None = None) -> dict:
-    """Render scene ``index``: {"jpeg": bytes, "rect_jpeg": bytes, "labels": dict, plus the arrays for tests}."""
+               effects_on: bool = True, progress_tiles: bool = False, family: str | None = None, game: str = "wendake") -> dict:
+    """Render scene ``index`` of ``game`` (``GAMES``: its position and boards from ``models.synth.wendake`` or
+    ``models.synth.iwari``): {"jpeg": bytes, "rect_jpeg": bytes, "labels": dict, plus the arrays for tests}."""
     import cv2
 
     rng = scene_rng(seed, index)
     look = scene_look(seed, index, family)
     style = look.pieces if look is not None else None
-    state, move_index, game_seed = WK.random_position(players, rng)
-    main, boards = WK.table_for(state, rng, progress_tiles=progress_tiles)
-    out = S.render(boards, main, rng, size, rect_px_per_mm, effects_on, look=look)
+    if game == "iwari":
+        state, move_index, game_seed = IW.random_position(players, rng)
+        main, boards = IW.table_for(state, rng)
+        out = S.render(boards, main, rng, size, rect_px_per_mm, effects_on, look=look, extra_colours=IW.extra_colours())
+        info = IW.game_info(state, move_index, game_seed)
+    else:
+        state, move_index, game_seed = WK.random_position(players, rng)
+        main, boards = WK.table_for(state, rng, progress_tiles=progress_tiles)
+        out = S.render(boards, main, rng, size, rect_px_per_mm, effects_on, look=look)
+        info = WK.game_info(state, move_index, game_seed)
     jpeg_range = look.camera["jpeg"] if look is not None else (60, 96)
     quality = int(rng.integers(*jpeg_range)) if effects_on else 95
     ok, jpeg = cv2.imencode(".jpg", out["image"], [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -54,7 +66,7 @@ def make_scene(seed: int, index: int, players: int, size: tuple[int, int], rect_
     labels = out["labels"]
     labels["effects"]["jpeg_quality"] = quality
     labels = {"format": FORMAT, "scene": name, "seed": seed, "index": index, "image": f"{name}.jpg", **{k: v for k, v in labels.items() if k != "format"}}
-    labels["game"] = WK.game_info(state, move_index, game_seed)
+    labels["game"] = info
     labels["family"] = family
     rh, rw = rect.shape[:2]
     labels["rectified"] = {"board": main, "image": f"{name}_{main}.jpg", "px_per_mm": rect_px_per_mm, "size": [rw, rh],
@@ -82,8 +94,8 @@ def _mostly_in_view(piece_labels: list[dict], board: str, share: float = 0.6) ->
 
 
 def _work(args):
-    seed, index, players, size, rect, progress_tiles, family = args
-    sc = make_scene(seed, index, players, size, rect, progress_tiles=progress_tiles, family=family)
+    seed, index, players, size, rect, progress_tiles, family, game = args
+    sc = make_scene(seed, index, players, size, rect, progress_tiles=progress_tiles, family=family, game=game)
     return sc["name"], sc["jpeg"], sc["view_jpegs"], sc["labels"]
 
 
@@ -94,18 +106,25 @@ def _one_thread() -> None:
     cv2.setNumThreads(1)
 
 
-def manifest(n: int, seed: int, players: int, size, rect_px_per_mm: float, progress_tiles: bool = False, family: str | None = None) -> dict:
+def manifest(n: int, seed: int, players: int, size, rect_px_per_mm: float, progress_tiles: bool = False, family: str | None = None,
+             game: str = "wendake") -> dict:
+    """The data set's manifest; an Iwari set names its game and lists its own classes and colours, and no sides."""
+    if game == "iwari":
+        return {"format": FORMAT, "game": game, "classes": list(IW.CLASSES), "colours": list(IW.colours()), "sides": [],
+                "scenes": n, "seed": seed, "players": players, "size": list(size), "rectified_px_per_mm": rect_px_per_mm,
+                "family": family, "docs": "docs/synth.md"}
     return {"format": FORMAT, "classes": list(CLASSES), "colours": list(COLOURS), "sides": ["colour", "grey"],
             "scenes": n, "seed": seed, "players": players, "size": list(size), "rectified_px_per_mm": rect_px_per_mm,
             "progress_tiles": progress_tiles, "family": family, "docs": "docs/synth.md"}
 
 
 def generate(n: int, seed: int, out: Path, players: int = 4, size=(1280, 960), rect_px_per_mm: float = DEFAULT_RECT_PX_PER_MM,
-             workers: int = 1, progress: bool = True, progress_tiles: bool = False, family: str | None = None) -> dict:
+             workers: int = 1, progress: bool = True, progress_tiles: bool = False, family: str | None = None,
+             game: str = "wendake") -> dict:
     """Write n scenes and the manifest into ``out`` (``progress_tiles``: ``models.synth.wendake.table_for``;
-    ``family``: ``make_scene``). Returns timing figures."""
+    ``family``, ``game``: ``make_scene``). Returns timing figures."""
     out = Path(out)
-    jobs = [(seed, i, players, tuple(size), rect_px_per_mm, progress_tiles, family) for i in range(n)]
+    jobs = [(seed, i, players, tuple(size), rect_px_per_mm, progress_tiles, family, game) for i in range(n)]
     t0 = time.perf_counter()
 
     def save(result, done):
@@ -126,7 +145,7 @@ def generate(n: int, seed: int, out: Path, players: int = 4, size=(1280, 960), r
     else:
         for k, job in enumerate(jobs, 1):
             save(_work(job), k)
-    (out / "manifest.json").write_text(json.dumps(manifest(n, seed, players, size, rect_px_per_mm, progress_tiles, family), indent=1), encoding="utf-8")
+    (out / "manifest.json").write_text(json.dumps(manifest(n, seed, players, size, rect_px_per_mm, progress_tiles, family, game), indent=1), encoding="utf-8")
     dt = time.perf_counter() - t0
     if progress:
         print(file=sys.stderr)
