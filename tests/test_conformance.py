@@ -9,6 +9,8 @@ Each game, at each of its player counts, plays a seeded random game (``random_mo
   refused as ill-typed) and ``apply`` refuses it;
 - stable expected readings: the same state (again, copied, or read back from JSON) gives the same readings, and
   every key's ``region_kind`` is one of ``REGION_KINDS``;
+- names, years and results: ``player_name`` and ``year`` name a move's player and stage, ``results`` is JSON, final
+  once the game is over, with its winners among the players it scores;
 - a tracker that reproduces the game seen through a perfect camera: fed the expected readings after every move
   that changes them, from the set-up with every hidden thing unknown (``conceal``), it raises no alert but
   ``NeedsConfirmation`` (two lines a camera cannot tell apart), and at every other look the table its state
@@ -154,6 +156,26 @@ def test_expected_readings_are_stable(name, players):
         assert game.expected_readings(game.state_from_json(json.loads(before))) == readings
         assert as_json(game.state_to_json(state)) == before, "expected_readings changed the state"
         assert {game.region_kind(k) for k in readings} <= set(REGION_KINDS)
+
+
+@pytest.mark.parametrize("name,players", CASES, ids=IDS)
+def test_names_years_and_results(name, players):
+    """``player_name`` and ``year`` (what the tracker's events say of a move) and ``results`` (the export's, the
+    hub's) at every sampled state: JSON, final once over, a winner among the players named."""
+    game = games.get(name)
+    states, _ = playout(name, players)
+    years = []
+    for state in sampled(states):
+        seats = [game.player_name(state, p) for p in range(players)]
+        assert seats == NAMES[:players], seats
+        years.append(game.year(state))
+        r = json.loads(json.dumps(game.results(state)))
+        named = {p["name"] for p in r["players"]}
+        assert r["final"] == game.is_over(state) and set(seats) <= named
+        assert all(isinstance(p["total"], int) for p in r["players"])
+        assert r["tie_break"] is None or isinstance(r["tie_break"], str)
+        assert set(r["winners"]) <= named and (r["winners"] or not game.is_over(state))
+    assert years == sorted(years) and years[0] == 1, years
 
 
 def camera_view(game, readings: dict) -> dict:

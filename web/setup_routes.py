@@ -74,11 +74,11 @@ def read_setup() -> dict:
 
 
 def the_game(name=None) -> games.Game:
-    """The game the wizard sets up: the one named, else the game in progress, else the first registered
-    (``UserError`` for a name the registry does not know)."""
-    if name is None:
-        name = adapter.game_of(current_app.extensions["tablewatch"].session)
-        return name if name is not None else games.get(games.names()[0])
+    """The game the wizard sets up: the one named, else the game in progress, else the default
+    (``games.DEFAULT_GAME``, Wendake); ``UserError`` for a name the registry does not know."""
+    if name is None or name == "":
+        playing = adapter.game_of(current_app.extensions["tablewatch"].session)
+        return playing if playing is not None else games.get(games.DEFAULT_GAME)
     if not isinstance(name, str):
         raise UserError(f"'game' must be a game's name: one of {', '.join(games.names())}.")
     return games.get(name)
@@ -87,7 +87,7 @@ def the_game(name=None) -> games.Game:
 # ---- page ------------------------------------------------------------------------------------------------
 @bp.get("/setup")
 def setup_page():
-    game = the_game()
+    game = the_game(request.args.get("game"))
     opts = game.setup_options()
     snap = adapter.snapshot(current_app.extensions["tablewatch"].session)
     return render_template("setup.html", title="Setup", v=snap, game=game, options=opts, colours=opts["colours"],
@@ -100,9 +100,10 @@ def setup_page():
 
 # ---- 1. the game -----------------------------------------------------------------------------------------
 def parse_game(body: dict) -> dict:
-    """Check the wizard's game form; return GameSession.create keyword arguments (``game`` among them). UserError on
-    bad input: the game's own check (``Game.parse_setup``)."""
-    game = the_game(body.get("game") or games.names()[0])
+    """Check the wizard's game form; return GameSession.create keyword arguments (``game`` among them: the game
+    named, else the default, ``games.DEFAULT_GAME``). UserError on bad input: the game's own check
+    (``Game.parse_setup``)."""
+    game = the_game(body.get("game") or games.DEFAULT_GAME)
     return {"game": game.name, **game.parse_setup(body)}
 
 

@@ -10,7 +10,7 @@ import argparse
 import importlib
 
 BENCHMARKS = {
-    "rules": ("assistant.apps.bench_rules:main", "random full Wendake games: games/s, median check and apply time"),
+    "rules": ("assistant.apps.bench_rules:main", "random full games of a game (--game wendake|iwari): games/s, ms per game, median check and apply time"),
     "locate": ("assistant.apps.bench_vision:main", "board localisation: milliseconds per 12 MP frame"),
     "detector": ("assistant.apps.bench_detector:main", "piece detector: milliseconds per rectified map view (fp32, int8; 2 threads)"),
     "pipeline": ("assistant.apps.bench_pipeline:main", "live pipeline: settled frame -> event latency per stage, 2304x1296, 2 threads"),

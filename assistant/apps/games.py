@@ -6,11 +6,14 @@ Owns the command-line side of the game log. The log file is found by the rule ev
 wizard and ``demo --data-dir`` write. The log is opened read-only (never changed): a read-only log, or one that a
 running ``tablewatch live`` is writing, can be listed and exported.
 
-Export format ``tablewatch.game-export/1``::
+Export format ``tablewatch.game-export/1``, for every game through the ``Game`` interface::
 
-    {"format", "game_id", "title", "created", "setup": {...}, "events": [{"seq", "t", "kind", "payload"}, ...],
-     "moves": [<move JSON>, ...], "record": <tablewatch.wendake.game/1: initial state + moves>,
-     "final_state": <state JSON>, "results": <scoring.results> , "alerts_active": [...]}
+    {"format", "game_id", "game", "title", "created", "setup": {...}, "events": [{"seq", "t", "kind", "payload"}, ...],
+     "moves": [<move JSON>, ...], "record": <tablewatch.<game>.game/1: initial state + moves>,
+     "final_state": <state JSON>, "results": <Game.results>, "alerts_active": [...]}
+
+The record is ``{"format": "tablewatch.<game>.game/1", "initial", "moves"}``: for Wendake the record
+``assistant.wendake.record`` reads (``tablewatch wendake replay``).
 """
 
 from __future__ import annotations
@@ -23,8 +26,6 @@ from pathlib import Path
 from assistant.table import paths
 from assistant.table.eventlog import EventLog
 from assistant.table.session import GameSession
-from assistant.wendake.record import game_to_json
-from assistant.wendake.scoring import results
 
 
 def add_parser(sub) -> None:
@@ -55,7 +56,14 @@ def _games(args) -> int:
     return 0
 
 
+def record(game, initial, moves) -> dict:
+    """A game's record: its initial state and the moves played, as JSON (``tablewatch.<game>.game/1``)."""
+    return {"format": f"tablewatch.{game.name}.game/1", "initial": game.state_to_json(initial),
+            "moves": [game.move_to_json(m) for m in moves]}
+
+
 def export_game(log, game_id: str, observations: bool = True) -> dict:
+    """The whole game ``game_id`` (or "latest") of ``log`` in the export format (module docstring)."""
     if game_id == "latest":
         game_id = log.latest_game() or game_id
     setup = log.setup(game_id)
@@ -64,11 +72,12 @@ def export_game(log, game_id: str, observations: bool = True) -> dict:
     events = log.events(game_id)
     if not observations:
         events = [e for e in events if e["kind"] != "Observation"]
-    tr = session.tracker
-    return {"format": "tablewatch.game-export/1", "game_id": game_id, "title": info["title"], "created": info["created"],
-            "setup": setup, "events": events, "moves": [m for m in game_to_json(tr.initial, tr.moves)["moves"]],
-            "record": game_to_json(tr.initial, tr.moves), "final_state": tr.state.to_json(),
-            "results": results(tr.state), "alerts_active": [ev.to_json() for ev in tr.alerts.values()]}
+    tr, game = session.tracker, session.game
+    rec = record(game, tr.initial, tr.moves)
+    return {"format": "tablewatch.game-export/1", "game_id": game_id, "game": game.name, "title": info["title"],
+            "created": info["created"], "setup": setup, "events": events, "moves": list(rec["moves"]), "record": rec,
+            "final_state": game.state_to_json(tr.state), "results": game.results(tr.state),
+            "alerts_active": [ev.to_json() for ev in tr.alerts.values()]}
 
 
 def _export(args) -> int:

@@ -1,7 +1,8 @@
 """Iwari behind the table core's ``Game`` interface (``assistant.table.game``): the class ``Iwari``.
 
 Each member delegates to the Iwari module that owns it (rules, moves, set-up, the random player, the observer,
-the explainer, the hidden-information edits, the tablet's part); this module adds no rule of its own.
+the explainer, the hidden-information edits, the tablet's part and its scoring); this module adds no rule of its
+own. ``assistant/iwari/game.py`` registers it.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import random
 
 from assistant.iwari import moves as M
-from assistant.iwari import rules, tablet
+from assistant.iwari import rules, scoreboard, tablet
 from assistant.iwari.describe import describe
 from assistant.iwari.edition import load_edition
 from assistant.iwari.edits import apply_edit, conceal
@@ -30,6 +31,12 @@ class Iwari:
     @property
     def player_counts(self) -> tuple[int, ...]:
         return load_edition().player_counts
+
+    def player_name(self, state: State, player: int) -> str:
+        return state.players[player].name
+
+    def year(self, state: State) -> int:
+        return state.year
 
     def new_state(self, players, seed: int | None = None, **options) -> State:
         return new_game(players, seed=seed, **options)
@@ -69,6 +76,9 @@ class Iwari:
 
     def describe(self, before: State, move, after: State) -> str:
         return describe(before, move, after)
+
+    def results(self, state: State) -> dict:
+        return scoreboard.results(state)
 
     def conceal(self, state: State) -> State:
         return conceal(state)

@@ -1,12 +1,15 @@
 """Iwari's part of the tablet: its part of the session's snapshot, its alerts in the players' words, its taps, and
 the set-up wizard's choices.
 
-The snapshot part (``snapshot``) holds: ``phase``, ``year`` (the round), ``current`` / ``current_name``, the players
-with their tribe colour, score and supply, the 2-player third tribe, the cards (``deck``: cards left until the next
-scoring, ``next_scoring``: "half journey" or "end"), what a scoring would give now (``scoring_now``: the half
-journey's tents before it, the final scoring's tents, totems, settlements and road after it, per territory and
-connection, ``assistant.iwari.scoring.Tally``), the tallies made (``half``, ``final``), ``results`` once over and
-one entry per move (text and score change per tribe colour).
+The snapshot part (``snapshot``) holds: ``phase``, ``year`` (the round) and ``stage`` (the round and the journey in
+words), ``current`` / ``current_name``, the players with their tribe colour, ``score`` (so far), ``projected_total``
+(so far plus what the next scoring would give now), supply and cards in hand, the 2-player ``third_tribe``, the
+``leader`` (best projected total, None before any point), the map, the cards (``deck``: cards left until the next
+scoring, ``next_scoring``: "half journey" or "end", ``deck_text`` in words), what the next scoring would give now
+(``scoring_now``) and the breakdown of each scoring made (``half_scoring``, ``final_scoring``), both as
+``assistant.iwari.scoreboard.breakdown`` gives them (per territory and per connection: who holds each majority and
+what it is worth), ``results`` once over (``scoreboard.results``) and one entry per move (text and score change per
+tribe colour).
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ from assistant.errors import UserError
 from assistant.iwari.describe import describe
 from assistant.iwari.edition import load_edition
 from assistant.iwari.edits import apply_edit
-from assistant.iwari.maps import map_names
+from assistant.iwari.maps import builtin_map, map_names
 from assistant.iwari.moves import move_to_json
 from assistant.iwari.rules import apply
-from assistant.iwari.scoring import score
+from assistant.iwari.scoreboard import breakdown, next_scoring, results
 from assistant.iwari.setup import new_game
 from assistant.iwari.state import State, map_ref
 
@@ -33,61 +36,106 @@ REQUIRED_BOARD = ("map", "choose the map's layout (iwari-standard or a special m
 def snapshot(initial: State, moves: list, edits: dict, state: State) -> dict:
     """Iwari's part of the tablet's snapshot for ``moves`` (with ``edits``) from ``initial``, now at ``state``."""
     st = state
+    entries, at_half = _move_log(initial, moves, edits)
+    over = st.phase == "over"
+    now = None if over else breakdown(st, final=next_scoring(st))
+    projected = results(st)
+    totals = {p["tribe"]: p["total"] for p in [*projected["players"], projected["third_tribe"] or {}] if p}
     players = [
         {
             "index": i,
             "name": p.name,
             "colour": st.tribes[i],
             "score": st.scores[i],
+            "projected_total": totals[st.tribes[i]],
             "tents_left": st.tents_left[i],
             "totems_left": st.totems_left[i],
             "cards": len(st.hands[i]),
-            "is_current": st.current == i and st.phase == "play",
+            "is_current": st.current == i and not over,
         }
         for i, p in enumerate(st.players)
     ]
     third = None
     if st.third is not None:
         k = st.third
-        third = {"colour": st.tribes[k], "score": st.scores[k], "tents_left": st.tents_left[k], "totems_left": st.totems_left[k]}
-    final_now = st.exhaustions >= 1
-    now = score(st.map, st.tribes, st.tents_by_colour(), st.totem_counts(), st.feats, final=final_now).to_json()
-    results = None
-    if st.phase == "over":
-        results = {
-            "winners": [st.players[i].name for i in st.winners or ()],
-            "tie_break": st.tie_break,
-            "scores": {st.tribes[i]: s for i, s in enumerate(st.scores)},
-            "final": st.final,
+        third = {
+            "colour": st.tribes[k],
+            "score": st.scores[k],
+            "projected_total": totals[st.tribes[k]],
+            "tents_left": st.tents_left[k],
+            "totems_left": st.totems_left[k],
         }
+    half = None
+    if at_half is not None:
+        before = [s - st.half["totals"][c] for s, c in zip(at_half.scores, at_half.tribes)]
+        half = breakdown(at_half, final=False, score_track=before) | {"round": at_half.year}
+    elif st.half is not None:  # scored before the line starts (a game set up from a recorded state): its points only
+        half = {
+            "scoring": "half",
+            "error": "the half journey was scored before this game's moves start; its points per territory are in the tally.",
+            "tally": st.half,
+        }
+    final = None
+    if st.final is not None:
+        final = breakdown(st, final=True, score_track=[s - st.final["totals"][c] for s, c in zip(st.scores, st.tribes)])
     return {
         "phase": st.phase,
         "year": st.year,
-        "current": None if st.phase == "over" else st.current,
-        "current_name": None if st.phase == "over" else st.players[st.current].name,
+        "stage": _stage(st),
+        "current": None if over else st.current,
+        "current_name": None if over else st.players[st.current].name,
         "players": players,
         "third_tribe": third,
-        "map": st.map.name,
+        "leader": projected["winner"] if any(totals.values()) and not over else None,
+        "map": {"name": st.map.name, "title": st.map.title, "special": st.map.special},
         "display": list(st.display),
         "deck": len(st.deck),
-        "next_scoring": "half journey" if st.exhaustions == 0 else "end",
+        "next_scoring": "end" if next_scoring(st) else "half journey",
+        "deck_text": _deck_text(st),
         "end_triggered": st.end,
         "scoring_now": now,
-        "half": st.half,
-        "final": st.final,
-        "results": results,
-        "moves": _move_log(initial, moves, edits),
+        "half_scoring": half,
+        "final_scoring": final,
+        "results": projected if over else None,
+        "moves": entries,
     }
 
 
-def _move_log(initial: State, moves: list, edits: dict) -> list[dict]:
+def _stage(st: State) -> str:
+    """Where the journey is, in words (the hub shows it beside the table)."""
+    if st.phase == "over":
+        return "Game over"
+    journey = "after the half journey" if next_scoring(st) else "before the half journey"
+    if st.end is not None:
+        journey = "the last round (I-END-2)"
+    return f"Round {st.year}, {journey}"
+
+
+def _deck_text(st: State) -> str:
+    if st.phase == "over":
+        return "The journey is over."
+    if st.end is not None:
+        why = "a tribe placed its last tent" if st.end == "tents" else "the deck ran out a second time"
+        return f"The end is triggered ({why}, I-END-1): the final scoring comes when this round is finished (I-END-2)."
+    card = "card" if len(st.deck) == 1 else "cards"
+    if next_scoring(st):
+        return f"{len(st.deck)} {card} in the deck until it runs out again and the end is triggered (I-END-1)."
+    return f"{len(st.deck)} {card} in the deck until it runs out: then the half-journey scoring (I-HALF-1)."
+
+
+def _move_log(initial: State, moves: list, edits: dict) -> tuple[list[dict], State | None]:
+    """(one entry per move: round, player, text, move JSON, score change per tribe colour; the state right after
+    the move that made the half-journey scoring, or None)."""
     out = []
+    at_half = None
     st = initial.copy()
     for k, m in enumerate(moves):
         for e in edits.get(k, ()):
             apply_edit(st, e)
         before = st.copy()
         apply(st, m, validate=False)
+        if before.half is None and st.half is not None:
+            at_half = st.copy()
         change = {c: st.scores[i] - before.scores[i] for i, c in enumerate(st.tribes) if st.scores[i] != before.scores[i]}
         out.append(
             {
@@ -101,7 +149,7 @@ def _move_log(initial: State, moves: list, edits: dict) -> list[dict]:
                 "scores": change,
             }
         )
-    return out
+    return out, at_half
 
 
 def alert_words(state: State | None, alert: dict) -> dict:
@@ -130,9 +178,12 @@ def setup_options() -> dict:
         "colours": list(ed.colours),
         "boards": BOARD_ROLES,
         "required_board": REQUIRED_BOARD,
-        "maps": map_names(),
-        "modules": ["feats", "expeditions"],
-        "readings": {"totem_cap": ed.raw["totem_cap"]["choices"], "pair": ed.raw["pair"]["choices"]},
+        "maps": {name: builtin_map(name).title for name in map_names()},
+        "modules": {"feats": "I-FEAT", "expeditions": "I-EXP"},
+        "readings": {
+            key: {"rule": ed.raw[key]["rule"], "default": ed.raw[key]["value"], "choices": ed.raw[key]["choices"]}
+            for key in ("totem_cap", "pair")
+        },
     }
 
 

@@ -7,7 +7,9 @@ alone understands) and from its observer (what a perfect camera reads off a tabl
 
 Contract (``state`` and ``move`` are the game's own objects):
 
-- identity: ``name`` (registry key, ``"wendake"``), ``title``, ``player_counts``;
+- identity: ``name`` (registry key, ``"wendake"``), ``title``, ``player_counts``; ``player_name(state, player)``
+  (the name of the player at seat ``player``: a move's player in the tracker's events) and ``year(state)`` (the
+  stage of play a move is logged under, from 1: Wendake's year, Iwari's round);
 - state: ``new_state(players, seed=None, **options)``, ``state_to_json`` / ``state_from_json`` (a round trip gives
   an equal state), ``copy(state)``, ``is_over(state)``, ``invariant_errors(state)`` (the game's invariants as
   one-line texts; empty when the state is possible);
@@ -17,6 +19,9 @@ Contract (``state`` and ``move`` are the game's own objects):
   ``IllegalMoveError`` when the move breaks a rule; nothing else),
   ``legal_moves(state)`` (lazy), ``random_move(state, rng)`` (a seeded random player) and
   ``describe(before, move, after)`` (the move in a player's words);
+- scoring: ``results(state)`` (the game's result as JSON: the final result once ``is_over``, else each player's
+  standing if the game ended now; ``"final"`` (bool), ``"winners"`` (names), ``"tie_break"`` (a line or None),
+  ``"players"`` (one object per player in seat order with ``"name"`` and ``"total"``) and the game's own keys);
 - hidden information: ``conceal(state)`` (a state with every hidden thing unknown, as at a real table) and
   ``apply_edit(state, edit)`` (name a hidden thing, an edit stored with the moves);
 - observer: ``expected_readings(state)`` (``{key: Pieces}``, the ``assistant.table.observation`` keys) and
@@ -47,6 +52,9 @@ from typing import Any, Iterable, Protocol, runtime_checkable
 import assistant
 from assistant.errors import UserError
 
+# The game the set-up wizard and the programs start when none is named: the product's first game.
+DEFAULT_GAME = "wendake"
+
 # How a camera reads a region: every piece counted; a pile (some pieces may hide the others, so a reading of
 # fewer agrees); a stack whose top alone shows; a printed tile's face.
 REGION_KINDS = ("count", "pile", "top-of-stack", "tile-face")
@@ -60,6 +68,8 @@ class Game(Protocol):
     title: str
     player_counts: tuple[int, ...]
 
+    def player_name(self, state, player: int) -> str: ...
+    def year(self, state) -> int: ...
     def new_state(self, players: list[str], seed: int | None = None, **options) -> Any: ...
     def state_to_json(self, state) -> dict: ...
     def state_from_json(self, doc: dict) -> Any: ...
@@ -73,6 +83,7 @@ class Game(Protocol):
     def legal_moves(self, state) -> Iterable: ...
     def random_move(self, state, rng) -> Any: ...
     def describe(self, before, move, after) -> str: ...
+    def results(self, state) -> dict: ...
     def conceal(self, state) -> Any: ...
     def apply_edit(self, state, edit: dict) -> None: ...
     def expected_readings(self, state) -> dict: ...
@@ -161,7 +172,7 @@ def _discover() -> None:
 
 
 def names() -> list[str]:
-    """The registered games' names, sorted."""
+    """The registered games' names, sorted (the set-up's default, ``DEFAULT_GAME``, is not first by name)."""
     _discover()
     return sorted(_REGISTRY)
 

@@ -404,8 +404,8 @@ class Tracker(Line, Evidence, Search, Alternatives):
             run = node.moves[i:j]
             texts = [self.game.describe(states[k], node.moves[k], states[k + 1]) for k in range(i, j)]
             edits = [{"at": k - i, "edit": e} for k in range(i, j) for e in by_at.get(k, ())]
-            events.append(MoveRecognized(player, None if player is None else states[i].players[player].name,
-                                         [self.game.move_to_json(m) for m in run], texts, change, states[i].year,
+            events.append(MoveRecognized(player, None if player is None else self.game.player_name(states[i], player),
+                                         [self.game.move_to_json(m) for m in run], texts, change, self.game.year(states[i]),
                                          round(node.cost, 4), ignored, edits))
             # one move group per MoveRecognized, as a resumed game rebuilds them (undo takes back the last)
             self.apply_moves(list(run), edits)

@@ -18,6 +18,7 @@ from assistant.wendake.generate import legal_moves, random_move
 from assistant.wendake.observer import expected_readings, region_kind
 from assistant.wendake.referee import GhostReferee
 from assistant.wendake.schema import validate_state
+from assistant.wendake.scoring import results
 from assistant.wendake.state import State
 
 
@@ -27,6 +28,12 @@ class Wendake:
     name = "wendake"
     title = "Wendake"
     player_counts = (1, 2, 3, 4)
+
+    def player_name(self, state: State, player: int) -> str:
+        return state.players[player].name
+
+    def year(self, state: State) -> int:
+        return state.year
 
     def new_state(self, players, seed: int | None = None, **options) -> State:
         return setup_options.new_state(players, seed=seed, **options)
@@ -66,6 +73,11 @@ class Wendake:
 
     def describe(self, before: State, move, after: State) -> str:
         return describe(before, move, after)
+
+    def results(self, state: State) -> dict:
+        """``scoring.results`` (W-SCR-4: one winner, so ``winners`` is ``[winner]``)."""
+        r = results(state)
+        return {**r, "winners": [r["winner"]]}
 
     def conceal(self, state: State) -> State:
         return conceal(state)
