@@ -15,6 +15,11 @@
   $("player-count").addEventListener("change", showRows);
   showRows();
 
+  // the game chosen: its own form part (setup.html includes the chosen game's), and the game the other steps set up
+  const gameSelect = document.querySelector("#game-form select[name=game]");
+  const chosenGame = () => (gameSelect ? gameSelect.value : "");
+  if (gameSelect) gameSelect.addEventListener("change", () => { location.href = "/setup?game=" + encodeURIComponent(chosenGame()); });
+
   $("game-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const f = new FormData(e.target);
@@ -22,7 +27,11 @@
     const players = [];
     for (let i = 0; i < n; i++) players.push({ name: f.get("name" + i), colour: f.get("colour" + i), tribe: f.get("tribe" + i) || null });
     $("game-error").textContent = ""; $("game-ok").textContent = "";
-    const r = await tw.post("/api/setup/game", { game: f.get("game"), players, pairs: f.get("pairs"), seed: f.get("seed") });
+    const body = { game: f.get("game"), players, pairs: f.get("pairs"), seed: f.get("seed") };
+    // the game's own choices: [data-option] fields as they are, [data-flag] check boxes as true / false
+    e.target.querySelectorAll("[data-option]").forEach((el) => { body[el.name] = el.value; });
+    e.target.querySelectorAll("[data-flag]").forEach((el) => { body[el.name] = el.checked; });
+    const r = await tw.post("/api/setup/game", body);
     if (r.ok) $("game-ok").textContent = "Game started: " + r.body.players.join(", ") + ".";
     else $("game-error").textContent = r.body.error || "Not started.";
   });
@@ -60,7 +69,9 @@
 
   $("colour-form").addEventListener("submit", async (e) => {
     e.preventDefault();
-    const r = await tw.post("/api/setup/colours", new FormData(e.target));
+    const form = new FormData(e.target);
+    if (chosenGame()) form.append("game", chosenGame());
+    const r = await tw.post("/api/setup/colours", form);
     const box = $("colour-report");
     if (!r.ok) { box.innerHTML = '<p class="error">' + esc(r.body.error || "failed") + "</p>"; return; }
     box.innerHTML = "<p class='ok'>Colour profile saved.</p><ul>" + Object.entries(r.body.colours).map(([n, c]) => "<li>" + esc(n) + " on " + esc(c.spot) + ": Lab " + c.lab.join(", ") + "</li>").join("") + "</ul>" +
@@ -72,7 +83,7 @@
     const boards = {};
     e.target.querySelectorAll("select").forEach((s) => { boards[s.name] = s.value; });
     $("layout-problems").innerHTML = ""; $("layout-ok").textContent = "";
-    const r = await tw.post("/api/setup/layouts", { boards });
+    const r = await tw.post("/api/setup/layouts", chosenGame() ? { boards, game: chosenGame() } : { boards });
     if (r.ok) $("layout-ok").textContent = "Saved.";
     else $("layout-problems").innerHTML = (r.body.problems || [r.body.error]).map((p) => "<li>" + esc(p) + "</li>").join("");
   });
