@@ -14,6 +14,7 @@ import pytest
 
 from assistant.apps.games import export_game
 from assistant.table import game as games
+from assistant.table import hubmsg
 from web import adapter, security
 from web.app import create_app
 
@@ -194,6 +195,9 @@ def test_an_iwari_game_on_the_tablet_scores_undoes_and_exports(env):
     assert f"Winner: {view['results']['winner']}" in results and truth.tie_break in results
     assert "The final scoring (I-END-3)" in results and "Game over" in text(c.get("/").get_data(as_text=True))
     session = app.extensions["tablewatch"].session
+    summary = hubmsg.summary(session.snapshot())  # what the hub shows of this table
+    assert summary["over"] and summary["stage"] == "Game over" and summary["winners"] == view["results"]["winners"]
+    assert [p["score"] for p in summary["players"]] == truth.scores[: truth.n]
     doc = export_game(session.log, "latest")
     assert doc["game"] == "iwari" and doc["record"]["format"] == "tablewatch.iwari.game/1"
     assert doc["results"]["winners"] == view["results"]["winners"] and len(doc["moves"]) == len(view["log"])
