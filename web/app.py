@@ -43,16 +43,15 @@ import json
 import math
 from pathlib import Path
 
-from flask import Flask, Response, has_request_context, jsonify, render_template, request, stream_with_context
+from flask import Flask, Response, has_request_context, jsonify, render_template, request
 from flask import session as cookie
 
 from assistant.errors import UserError
 from web import adapter, bodies, learn_routes, learning, security, setup_routes, trace_routes
 from web.chart import css_colour, score_chart
-from web.hub import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, Hub
+from web.hub import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, Hub, stream_response
 
 MAX_UPLOAD_MB = 25
-STREAM_RETRY_S = 30  # a page refused a live stream polls /api/view and asks for a stream again after this
 LIVE_PARTS = ("alerts", "turn", "scoreboard", "log", "results")
 
 
@@ -193,23 +192,7 @@ def create_app(session, config: dict | None = None) -> Flask:
     # ---- live data -----------------------------------------------------------------------------------------
     @app.get("/events")
     def events():
-        who = security.client_key(request.remote_addr)
-        refused = tw.hub.admit(who)  # each stream holds a server thread: capped, so pages always answer
-        if refused:
-            why = (f"this device already has {tw.hub.max_streams_per_client} live streams open" if refused == "client"
-                   else f"all {tw.hub.max_streams} live streams are taken")
-            resp = jsonify(error=f"No live stream: {why}. The page updates every few seconds instead; close other "
-                                 f"Tablewatch tabs to get live updates back.", need="poll")
-            resp.status_code = 429 if refused == "client" else 503
-            resp.headers["Retry-After"] = str(STREAM_RETRY_S)
-            return resp
-        last = request.headers.get("Last-Event-ID") or request.args.get("last")
-        gone = request.environ.get("waitress.client_disconnected")
-        resp = Response(stream_with_context(tw.hub.stream(last, gone=gone)), mimetype="text/event-stream")
-        resp.call_on_close(lambda: tw.hub.release(who))
-        resp.headers["Cache-Control"] = "no-cache"
-        resp.headers["X-Accel-Buffering"] = "no"
-        return resp
+        return stream_response(tw.hub, "; close other Tablewatch tabs to get live updates back")
 
     @app.get("/api/view")
     def api_view():

@@ -37,7 +37,9 @@ import threading
 import time
 from collections import deque
 
-from web import adapter
+from flask import Response, jsonify, request, stream_with_context
+
+from web import adapter, security
 
 RETRY_MS = 2000
 MAX_STREAMS = 36  # in all: 48 worker threads less the 12 that web.server.make_server keeps for pages
@@ -277,3 +279,28 @@ class Hub:
         finally:
             with self._cond:
                 self.clients -= 1
+
+
+STREAM_RETRY_S = 30  # a page refused a live stream polls /api/view and asks for a stream again after this
+
+
+def stream_response(pump: "Hub", advice: str = "") -> Response:
+    """The ``/api/events`` answer of a page served by ``pump``: its SSE stream, or, when ``admit`` refuses the
+    client, a 429 (this device has too many) or 503 (all taken) with ``Retry-After`` and ``need: "poll"``; ``advice``
+    ends the refusal's line. The stream's slot is released when the client goes."""
+    who = security.client_key(request.remote_addr)
+    refused = pump.admit(who)  # each stream holds a server thread: capped, so pages always answer
+    if refused:
+        why = (f"this device already has {pump.max_streams_per_client} live streams open" if refused == "client"
+               else f"all {pump.max_streams} live streams are taken")
+        resp = jsonify(error=f"No live stream: {why}. The page updates every few seconds instead{advice}.", need="poll")
+        resp.status_code = 429 if refused == "client" else 503
+        resp.headers["Retry-After"] = str(STREAM_RETRY_S)
+        return resp
+    last = request.headers.get("Last-Event-ID") or request.args.get("last")
+    gone = request.environ.get("waitress.client_disconnected")
+    resp = Response(stream_with_context(pump.stream(last, gone=gone)), mimetype="text/event-stream")
+    resp.call_on_close(lambda: pump.release(who))
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp

@@ -43,7 +43,6 @@ from flask import (
     redirect,
     render_template,
     request,
-    stream_with_context,
 )
 from flask import session as cookie
 
@@ -52,11 +51,10 @@ from assistant.table import hubmsg, standings
 from assistant.table.hubarchive import HubArchive
 from web import bodies, security
 from web.chart import css_colour
-from web.hub import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, Hub
+from web.hub import MAX_STREAMS, MAX_STREAMS_PER_CLIENT, Hub, stream_response
 
 PARTS = ("head", "tables", "standings", "games")
 COALESCE_S = 0.1
-STREAM_RETRY_S = 30
 DEFAULTS_KEY = "*"  # the settings every event without its own uses (the command line's)
 _SLUG = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 _GAME_ID = re.compile(r"[A-Za-z0-9._-]{1,100}")
@@ -302,25 +300,7 @@ def create_hub_app(archive: HubArchive, config: dict | None = None) -> Flask:
     # ---- live data ---------------------------------------------------------------------------------------------
     @app.get("/events")
     def events():
-        who = security.client_key(request.remote_addr)
-        refused = hp.pump.admit(who)
-        if refused:
-            why = (
-                f"this device already has {hp.pump.max_streams_per_client} live streams open"
-                if refused == "client"
-                else f"all {hp.pump.max_streams} live streams are taken"
-            )
-            resp = jsonify(error=f"No live stream: {why}. The page updates every few seconds instead.", need="poll")
-            resp.status_code = 429 if refused == "client" else 503
-            resp.headers["Retry-After"] = str(STREAM_RETRY_S)
-            return resp
-        last = request.headers.get("Last-Event-ID") or request.args.get("last")
-        gone = request.environ.get("waitress.client_disconnected")
-        resp = Response(stream_with_context(hp.pump.stream(last, gone=gone)), mimetype="text/event-stream")
-        resp.call_on_close(lambda: hp.pump.release(who))
-        resp.headers["Cache-Control"] = "no-cache"
-        resp.headers["X-Accel-Buffering"] = "no"
-        return resp
+        return stream_response(hp.pump)
 
     @app.get("/api/view")
     def api_view():
