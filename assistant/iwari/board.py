@@ -11,37 +11,15 @@ is one the visible table contradicts.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
 from assistant.iwari import moves as M
 from assistant.iwari.maps import COLOURS
 from assistant.iwari.state import State
+from assistant.table.moveerrors import IllegalMoveError as IllegalMoveError
+from assistant.table.moveerrors import Violation as Violation
 
 MAX_CARDS = 3  # I-TURN-1: up to 3 cards a regular move
 MAX_PIECES = 2  # I-TURN-3: up to 2 pieces in an explored territory
-
-
-@dataclass(frozen=True)
-class Violation:
-    """One broken rule: its ID, what is wrong in plain words, and what would have been legal."""
-
-    rule: str
-    message: str
-    fix: str | None = None
-
-    def __str__(self) -> str:
-        return f"{self.rule}: {self.message}" + (f" {self.fix}" if self.fix else "")
-
-    def to_json(self) -> dict:
-        return {"rule": self.rule, "message": self.message, "fix": self.fix}
-
-
-class IllegalMoveError(M.MoveError):
-    """A well-formed move the rules forbid; ``violations`` says which rules and why."""
-
-    def __init__(self, violations: list[Violation]):
-        self.violations = violations
-        super().__init__("; ".join(str(v) for v in violations))
 
 
 def mover(state: State, move) -> int:

@@ -25,18 +25,12 @@ from dataclasses import MISSING, dataclass, fields
 from typing import ClassVar, Union
 
 from assistant.iwari.maps import COLOURS
+from assistant.table.moveerrors import InvalidMoveError
+from assistant.table.moveerrors import MoveError as MoveError
 
 PIECES = ("tent", "totem")
 FEAT_KINDS = ("union", "discovery", "honour", "respect")
 CONNECTION = "connection:"  # a feat on a connection: "connection:<id>" (I-FEAT-6)
-
-
-class MoveError(ValueError):
-    """Base of the engine's errors about a move: catch this one around ``move_from_json``, ``check``, ``apply``."""
-
-
-class InvalidMoveError(MoveError):
-    """A move that does not fit its schema; the one-line message names the field and the form it needs."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,35 +18,15 @@ Contracts:
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
+from assistant.table.moveerrors import IllegalMoveError as IllegalMoveError
+from assistant.table.moveerrors import Violation
 from assistant.wendake import moves as M
 from assistant.wendake.edition import Edition
 from assistant.wendake.state import PA_NATIVE, State, Turn, slot_of
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 LINES_THROUGH = {i: tuple(line for line in LINES if i in line) for i in range(9)}
-
-
-@dataclass(frozen=True, slots=True)
-class Violation:
-    rule: str
-    message: str
-    fix: str | None = None
-
-    def __str__(self) -> str:
-        return f"{self.rule}: {self.message}" + (f" {self.fix}" if self.fix else "")
-
-    def to_json(self) -> dict:
-        return {"rule": self.rule, "message": self.message, "fix": self.fix}
-
-
-class IllegalMoveError(M.MoveError):
-    """A well-formed move the rules forbid; ``violations`` says which rules and why."""
-
-    def __init__(self, violations: list[Violation]):
-        self.violations = violations
-        super().__init__("; ".join(str(v) for v in violations))
 
 
 def slot_name(i: int) -> str:

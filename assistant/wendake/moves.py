@@ -27,15 +27,10 @@ from dataclasses import MISSING, dataclass, fields
 from types import UnionType
 from typing import ClassVar, Union, get_args, get_origin, get_type_hints
 
+from assistant.table.moveerrors import InvalidMoveError
+from assistant.table.moveerrors import MoveError as MoveError
+
 Slot = tuple[int, int]
-
-
-class MoveError(ValueError):
-    """Base of the engine's errors about a move: catch this one around ``move_from_json``, ``check``, ``apply``."""
-
-
-class InvalidMoveError(MoveError):
-    """A move that does not fit its schema; the one-line message names the field and the form it needs."""
 
 
 @dataclass(frozen=True, slots=True)
