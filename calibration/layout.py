@@ -411,3 +411,18 @@ def _shared_border_mm(p, q) -> float:
     grown_b = cv2.dilate(b, kernel)
     band = (grown_a & grown_b).sum()  # about 2-3 px wide along the shared border
     return float(band) / RASTER_PX_PER_MM / 3.0
+
+
+def write_layouts(layouts: dict[str, dict], folder: Path = LAYOUTS_DIR) -> list[Path]:
+    """Write each ``name -> layout`` as ``folder/<name>.json`` (the built-in layouts' generators); an invalid one
+    stops the run naming its problems, before it is written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, data in layouts.items():
+        problems = validate(data)
+        if problems:
+            raise SystemExit(f"{name} is not valid:\n  " + "\n  ".join(problems))
+        path = folder / f"{name}.json"
+        path.write_text(dumps(data), encoding="utf-8")
+        paths.append(path)
+    return paths

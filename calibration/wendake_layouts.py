@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from calibration.layout import FORMAT, LAYOUTS_DIR, dumps, validate
+from calibration.layout import FORMAT, LAYOUTS_DIR, write_layouts
 
 MAP_JSON = Path(__file__).resolve().parents[1] / "assistant" / "wendake" / "data" / "map.json"
 DICTIONARY = "DICT_4X4_100"
@@ -280,16 +280,7 @@ def all_layouts() -> dict[str, dict]:
 
 
 def write_all(folder: Path = LAYOUTS_DIR) -> list[Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, data in all_layouts().items():
-        problems = validate(data)
-        if problems:
-            raise SystemExit(f"{name} is not valid:\n  " + "\n  ".join(problems))
-        path = folder / f"{name}.json"
-        path.write_text(dumps(data), encoding="utf-8")
-        paths.append(path)
-    return paths
+    return write_layouts(all_layouts(), folder)
 
 
 if __name__ == "__main__":
