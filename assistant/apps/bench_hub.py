@@ -45,6 +45,7 @@ import threading
 import time
 from pathlib import Path
 
+from assistant.apps.bench_web import sse_messages
 from assistant.apps.hub_publish import Publisher
 from assistant.errors import UserError
 from assistant.table import hubfollow
@@ -204,34 +205,23 @@ class StreamReader(threading.Thread):
         if resp.status != 200:
             raise http.client.HTTPException(f"stream refused: {resp.status}")
         self.connected.set()
-        event, data, ident = None, [], None
-        while not self.stop.is_set():
-            line = resp.readline()
-            if not line:
+        for event, ident, data in sse_messages(resp):
+            now = time.time()
+            if event == "game" and data:
+                d = json.loads(data)
+                if d.get("type") == "event":
+                    key = (d["event"], d["table"], d["seq"])
+                    if key in self.seen:
+                        self.twice += 1
+                    else:
+                        self.seen[key] = now - float(d["t"])
+                        self.t_of[key] = float(d["t"])
+            elif event == "view":
+                self.views += 1
+            if ident:
+                self.last_id = ident
+            if self.stop.is_set():
                 return
-            line = line.decode("utf-8").rstrip("\n")
-            if line.startswith("event:"):
-                event = line[6:].strip()
-            elif line.startswith("id:"):
-                ident = line[3:].strip()
-            elif line.startswith("data:"):
-                data.append(line[5:].lstrip(" "))
-            elif line == "":
-                now = time.time()
-                if event == "game" and data:
-                    d = json.loads("\n".join(data))
-                    if d.get("type") == "event":
-                        key = (d["event"], d["table"], d["seq"])
-                        if key in self.seen:
-                            self.twice += 1
-                        else:
-                            self.seen[key] = now - float(d["t"])
-                            self.t_of[key] = float(d["t"])
-                elif event == "view":
-                    self.views += 1
-                if ident:
-                    self.last_id = ident
-                event, data, ident = None, [], None
 
 
 # ---- processes -----------------------------------------------------------------------------------------------------

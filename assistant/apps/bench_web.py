@@ -73,6 +73,26 @@ class SyntheticSession:
                     "turn_order": list(range(len(self.names))), "alerts": [], "moves": log}
 
 
+def sse_messages(resp):
+    """The messages of a server-sent event stream (an ``http.client`` response), one per blank line, as
+    (event name or None, id or None, data text or ""), until the server closes it."""
+    event, data, ident = None, [], None
+    while True:
+        line = resp.readline()
+        if not line:
+            return
+        line = line.decode("utf-8").rstrip("\n")
+        if line.startswith("event:"):
+            event = line[6:].strip()
+        elif line.startswith("id:"):
+            ident = line[3:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip(" "))
+        elif line == "":
+            yield event, ident, "\n".join(data)
+            event, data, ident = None, [], None
+
+
 class Client(threading.Thread):
     """One SSE reader: records (seq, latency) for every ``game`` message."""
 
@@ -92,22 +112,11 @@ class Client(threading.Thread):
             if resp.status != 200:
                 raise http.client.HTTPException(f"stream refused: {resp.status} {resp.read(300)!r}")
             self.connected.set()
-            event, data = None, []
-            while True:
-                line = resp.readline()
-                if not line:
-                    return
-                line = line.decode("utf-8").rstrip("\n")
-                if line.startswith("event:"):
-                    event = line[6:].strip()
-                elif line.startswith("data:"):
-                    data.append(line[5:].lstrip(" "))
-                elif line == "":
-                    if event == "game" and data:
-                        now = time.time()
-                        d = json.loads("\n".join(data))
-                        self.got[int(d["seq"])] = now - float(d["t"])
-                    event, data = None, []
+            for event, _ident, data in sse_messages(resp):
+                if event == "game" and data:
+                    now = time.time()
+                    d = json.loads(data)
+                    self.got[int(d["seq"])] = now - float(d["t"])
         except (OSError, http.client.HTTPException, ValueError) as exc:
             self.error = repr(exc)
             self.connected.set()
