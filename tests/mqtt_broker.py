@@ -168,3 +168,22 @@ class Broker:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def until(cond, timeout: float = 20.0, what: str = "condition", poll: float = 0.02) -> None:
+    """Wait for ``cond()`` to hold, or fail saying what was awaited."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return
+        time.sleep(poll)
+    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+
+
+def play(session, moves: int, rng) -> None:
+    """``moves`` legal moves entered as corrections ("this is what happened"): each one event in the table's log."""
+    g = session.game
+    for _ in range(moves):
+        if g.is_over(session.state):
+            return
+        session.correct([g.move_to_json(g.random_move(session.state, rng))])

@@ -31,28 +31,10 @@ from assistant.table import hubfollow, hubmsg
 from assistant.table.hubarchive import HubArchive
 from assistant.table.session import GameSession
 from assistant.table.standings import Settings, standings
-from tests.mqtt_broker import Broker, free_port
+from tests.mqtt_broker import Broker, free_port, play, until
 
 ROOT = Path(__file__).resolve().parents[1]
 PIN = "246813"
-
-
-def until(cond, timeout: float = 20.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-
-
-def play(session: GameSession, moves: int, rng: random.Random) -> None:
-    """``moves`` legal moves entered as corrections: one event each in the table's log."""
-    g = session.game
-    for _ in range(moves):
-        if g.is_over(session.state):
-            return
-        session.correct([g.move_to_json(g.random_move(session.state, rng))])
 
 
 def log_events(session: GameSession) -> list[dict]:

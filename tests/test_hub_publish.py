@@ -7,6 +7,7 @@ what a hub would apply: each ``(table, seq)`` once.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -23,18 +24,11 @@ import pytest
 from assistant.errors import UserError
 from assistant.table import hubfollow, hubmsg
 from assistant.table.session import GameSession
-from tests.mqtt_broker import Broker
+from tests.mqtt_broker import Broker, play
+from tests.mqtt_broker import until as wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def until(cond, timeout: float = 15.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+until = functools.partial(wait_until, timeout=15.0)
 
 
 class Reader:
@@ -77,15 +71,6 @@ class Reader:
     def close(self):
         self.client.disconnect()
         self.client.loop_stop()
-
-
-def play(session: GameSession, moves: int, rng: random.Random) -> None:
-    """``moves`` legal moves entered as corrections ("this is what happened"): each one event in the log."""
-    g = session.game
-    for _ in range(moves):
-        if g.is_over(session.state):
-            return
-        session.correct([g.move_to_json(g.random_move(session.state, rng))])
 
 
 def logged_seqs(session: GameSession) -> list[int]:

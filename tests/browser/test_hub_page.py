@@ -6,12 +6,17 @@ organiser's PIN is typed. Screenshots go to tests/artifacts/ (git-ignored)."""
 
 from __future__ import annotations
 
+import functools
 import random
 import threading
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.mqtt_broker import play
+from tests.mqtt_broker import until as wait_until
+
+until = functools.partial(wait_until, poll=0.05)
 
 CHROMIUM = Path("/usr/bin/chromium")
 playwright_api = pytest.importorskip(
@@ -30,23 +35,6 @@ def shot(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     (ARTIFACTS / ".gitignore").write_text("*\n")
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def until(cond, timeout: float = 20.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-
-
-def play(session, moves: int, rng: random.Random) -> None:
-    g = session.game
-    for _ in range(moves):
-        if g.is_over(session.state):
-            return
-        session.correct([g.move_to_json(g.random_move(session.state, rng))])
 
 
 @pytest.fixture(scope="module")
