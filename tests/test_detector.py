@@ -345,3 +345,35 @@ def test_a_fine_tune_starts_from_the_exported_detector():
         assert np.allclose(g, w, atol=2e-4), float(np.abs(g - w).max())
     with pytest.raises(UserError, match="width"):
         init_from_onnx(net(16), path, {**card, "width": 16})
+
+
+def test_a_fine_tune_may_add_classes_and_colours_keeping_the_old_outputs():
+    """`tablewatch train --init detector.onnx --data WENDAKE IWARI`: a run whose data add classes (a new game's
+    pieces) and colours starts from the export with every old class, colour and side output where its name now is,
+    the new ones fresh; data that drop one of the detector's classes is refused."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import json
+
+    import onnxruntime as ort
+
+    from models.detector.net import CentreNet
+    from models.detector.train import init_from_onnx
+
+    path = Path(__file__).resolve().parents[1] / "models" / "weights" / "detector.onnx"
+    old = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    card = {**old, "classes": [*old["classes"], "new_piece_a", "new_piece_b"], "colours": [*old["colours"], "new_colour"]}
+    model = CentreNet(len(card["classes"]), len(card["colours"]) + 1, len(card["sides"]) + 1, card["width"])
+    assert init_from_onnx(model, path, card)["added"] == {"classes": ["new_piece_a", "new_piece_b"], "colours": ["new_colour"]}
+    model.eval()
+    x = np.random.default_rng(1).uniform(0, 255, (1, 3, 96, 128)).astype(np.float32)
+    heat0, reg0, col0, side0 = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"image": x})
+    with torch.no_grad():
+        heat1, reg1, col1, side1 = (o.numpy() for o in model(torch.from_numpy(x)))
+    n, k = len(old["classes"]), len(old["colours"])
+    assert np.allclose(heat1[:, :n], heat0, atol=2e-4) and np.allclose(reg1, reg0, atol=2e-4)
+    assert np.allclose(col1[:, :k], col0[:, :k], atol=2e-4) and np.allclose(col1[:, k + 1], col0[:, k], atol=2e-4)  # the unknown colour
+    assert np.allclose(side1, side0, atol=2e-4)
+    assert heat1.shape[1] == n + 2 and col1.shape[1] == k + 2
+    with pytest.raises(UserError, match="keeps every class"):
+        init_from_onnx(model, path, {**card, "classes": card["classes"][1:]})

@@ -56,7 +56,11 @@ def add_train_parser(subparsers) -> None:
         description="Train the centre-point piece detector on `tablewatch synth` output (random crops of the rectified "
                     "view of every board: the map at --px-per-mm, smaller boards at --small-px-per-mm), with a progress bar and a validation curve PNG, then export "
                     "detector.onnx + detector.json (and detector-int8.onnx) into --out. Model card: models/README.md.")
-    p.add_argument("--data", required=True, help="folder written by `tablewatch synth`")
+    p.add_argument("--data", required=True, nargs="+",
+                   help="folder(s) written by `tablewatch synth`; several (a Wendake and an Iwari set) train one detector on "
+                        "all their classes")
+    p.add_argument("--data-weights", type=float, nargs="+", default=None,
+                   help="each --data folder's share of the training crops (default: equal shares)")
     p.add_argument("--out", default="models/weights", help="weights folder (default models/weights)")
     p.add_argument("--steps", type=int, default=4000, help="optimiser steps (default 4000: the 60-minute recipe, ~38 min on 2 cores; the committed weights "
                         "took 12000 steps of 64 crops on a GPU, models/README.md)")
@@ -146,9 +150,12 @@ def run_train(args) -> int:
         raise UserError(f"--px-per-mm must be between 0.25 and 8 (got {args.px_per_mm}).")
     if args.small_px_per_mm and not (0.25 <= args.small_px_per_mm <= 8):
         raise UserError(f"--small-px-per-mm must be 0 or between 0.25 and 8 (got {args.small_px_per_mm}).")
-    data = Path(args.data)
-    if not data.is_dir():
-        raise UserError(f"--data {data} is not a folder; make one with `tablewatch synth --n 1500 --seed 1 --out {data}`.")
+    data = [Path(d) for d in args.data]
+    for d in data:
+        if not d.is_dir():
+            raise UserError(f"--data {d} is not a folder; make one with `tablewatch synth --n 1500 --seed 1 --out {d}`.")
+    if args.data_weights is not None and (len(args.data_weights) != len(data) or min(args.data_weights) <= 0):
+        raise UserError(f"--data-weights needs one positive number per --data folder ({len(data)}), got {args.data_weights}.")
     _need_torch()
     from models.detector.train import train
 
@@ -161,7 +168,7 @@ def run_train(args) -> int:
     card = train(data, out, args.steps, args.batch, args.crop, args.px_per_mm, args.seed, args.val_scenes, args.val_every,
                  args.width, args.lr, small_px_per_mm=args.small_px_per_mm, device=args.device,
                  loader_workers=args.loader_workers, checkpoint=Path(args.checkpoint) if args.checkpoint else None,
-                 init=init)
+                 init=init, data_weights=args.data_weights)
     print(f"wrote {out / 'detector.onnx'} ({card['params']} parameters; best val F1 {card['val']['f1']:.3f} at step "
           f"{card['train']['best_step']}, {card['train']['minutes']:.1f} min) and {out / 'detector_val_curve.png'}")
     if not args.no_int8:

@@ -122,6 +122,34 @@ def load_views(folder: Path, scales: dict, workers: int = 2, limit: int | None =
     return views, [e["rect"] for e in entries], [e["scene"] for e in entries], man
 
 
+def union_manifest(mans: list[dict]) -> dict:
+    """One manifest for several synth folders: their classes, colours and sides, each list in the order first
+    met (so the first folder's indices stay as they are)."""
+    out = dict(mans[0])
+    for key in ("classes", "colours", "sides"):
+        seen: list = []
+        for m in mans:
+            seen += [c for c in m[key] if c not in seen]
+        out[key] = seen
+    out["scenes"] = sum(int(m["scenes"]) for m in mans)
+    return out
+
+
+def load_sets(folders: list[Path], scales: dict, workers: int = 2, limit: int | None = None):
+    """``load_views`` of several synth folders (a Wendake set and an Iwari set, say): (views, rects, the folder
+    index of each view, the scene index within its folder, the scene count of each folder, ``union_manifest``)."""
+    views, rects, folder_of, scene_of, counts, mans = [], [], [], [], [], []
+    for i, folder in enumerate(folders):
+        v, r, s, man = load_views(folder, scales, workers=workers, limit=limit)
+        views += v
+        rects += r
+        folder_of += [i] * len(v)
+        scene_of += s
+        counts.append(int(man["scenes"]) if limit is None else min(limit, int(man["scenes"])))
+        mans.append(man)
+    return views, rects, folder_of, scene_of, counts, union_manifest(mans)
+
+
 def _write_views(fh, results, entries: list, offset: int) -> int:
     for scene, loaded in enumerate(results):
         for img, rect in loaded:

@@ -11,9 +11,9 @@ import numpy as np
 from models.detector.data import load_views
 
 
-def quantize(fp32: Path, data: Path, scales: dict, n_calib: int = 24) -> Path:
+def quantize(fp32: Path, data: Path | list[Path], scales: dict, n_calib: int = 24) -> Path:
     """``scales``: the card's input scales (``px_per_mm`` and ``small_boards``), so calibration sees the views
-    at the scales the net reads them at."""
+    at the scales the net reads them at; ``data``: the training folder(s), calibrated on views spread over each."""
     from onnxruntime.quantization import (
         CalibrationDataReader,
         QuantFormat,
@@ -21,14 +21,18 @@ def quantize(fp32: Path, data: Path, scales: dict, n_calib: int = 24) -> Path:
         quantize_static,
     )
 
-    views, rects, _, _ = load_views(data, scales)
-    idx = np.linspace(0, len(rects) - 1, n_calib).astype(int)  # spread over scenes and boards
+    folders = data if isinstance(data, (list, tuple)) else [data]
+    calib = []
+    for folder in folders:
+        views, rects, _, _ = load_views(folder, scales)
+        idx = np.linspace(0, len(rects) - 1, max(1, n_calib // len(folders))).astype(int)  # spread over scenes and boards
+        calib += [views[i] for i in idx]
 
     class Reader(CalibrationDataReader):
         def __init__(self):
             self.items = []
-            for i in idx:
-                v = np.asarray(views[i], np.float32)
+            for view in calib:
+                v = np.asarray(view, np.float32)
                 H, W = (-(-v.shape[0] // 8) * 8, -(-v.shape[1] // 8) * 8)
                 pad = np.zeros((H, W, 3), np.float32)
                 pad[:v.shape[0], :v.shape[1]] = v

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import UserError
-from models.detector.data import gaussian_targets, load_views, random_crop, scene_targets, view_scale
+from models.detector.data import gaussian_targets, load_sets, random_crop, scene_targets, view_scale
 from models.detector.metrics import Tally, gt_from_rect, preds_from_pieces
 from vision.detect import decode
 
@@ -84,6 +84,15 @@ def _batches(steps: int, workers: int, draw):
                 pending.append(pool.apply_async(_step_batch, (nxt,)))
                 nxt += 1
             yield pending.popleft().get()
+
+
+def _shares(folders: list[Path], weights: list[float] | None) -> list[float]:
+    """Each folder's share of the training crops: ``weights`` normalised, equal shares when None."""
+    if weights is None:
+        return [1.0 / len(folders)] * len(folders)
+    if len(weights) != len(folders) or any(w <= 0 for w in weights):
+        raise UserError(f"--data-weights needs one positive number per --data folder ({len(folders)}), got {weights}.")
+    return [w / sum(weights) for w in weights]
 
 
 def validate(model, views, rects, idx, card, valid_hw, scales_of, device: str = "cpu") -> dict:
@@ -162,10 +171,15 @@ def init_from_onnx(model, path: Path, card: dict) -> dict:
 
     side = path.with_suffix(".json")
     old = json.loads(side.read_text(encoding="utf-8")) if side.exists() else None
-    for key in ("classes", "colours", "sides", "width") if old is not None else ():
+    for key in ("sides", "width") if old is not None else ():
         if old.get(key) != card.get(key):
             raise UserError(f"--init {path}: its {key} {old.get(key)} differ from this run's {card.get(key)}; "
-                            f"fine-tune only from a detector trained on the same classes and width.")
+                            f"fine-tune only from a detector trained on the same sides and width.")
+    for key in ("classes", "colours") if old is not None else ():
+        lost = [c for c in old.get(key, []) if c not in card[key]]
+        if lost:
+            raise UserError(f"--init {path}: its {key} {lost} are not in this run's data; fine-tune only on data that "
+                            f"keeps every class and colour of the detector it starts from (add a folder of its scenes).")
     raw = path.read_bytes()
     graph = onnx.load_model_from_string(raw).graph
     weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
@@ -178,6 +192,8 @@ def init_from_onnx(model, path: Path, card: dict) -> dict:
         for node, conv in zip(nodes, convs):  # both in forward order (the net's modules are defined in that order)
             w = weights[node.input[1]]
             b = weights[node.input[2]] if len(node.input) > 2 else np.zeros(w.shape[0], np.float32)
+            if conv is convs[-1] and old is not None and tuple(w.shape) != tuple(conv.weight.shape):
+                w, b = _extend_head(w, b, old, card, conv)
             if tuple(w.shape) != tuple(conv.weight.shape):
                 raise UserError(f"--init {path}: a convolution of shape {w.shape} where this net has {tuple(conv.weight.shape)}.")
             conv.weight.copy_(torch.from_numpy(w))
@@ -189,7 +205,32 @@ def init_from_onnx(model, path: Path, card: dict) -> dict:
             bn.bias.copy_(torch.from_numpy(b))
             bn.running_mean.zero_()
             bn.running_var.fill_(1.0 - bn.eps)
-    return {"file": path.name, "sha256": hashlib.sha256(raw).hexdigest()[:16], "train": old.get("train") if old else None}
+    prov = {"file": path.name, "sha256": hashlib.sha256(raw).hexdigest()[:16], "train": old.get("train") if old else None}
+    added = {k: [c for c in card[k] if c not in old.get(k, [])] for k in ("classes", "colours")} if old else {}
+    if any(added.values()):
+        prov["added"] = added
+    return prov
+
+
+def _extend_head(w: np.ndarray, b: np.ndarray, old: dict, card: dict, conv):
+    """The exported head's weights (classes | 4 box | colours + unknown | sides + unknown output channels) laid
+    out for this run's classes and colours: each old channel moved to its name's new place, a new class or colour
+    keeping the fresh net's channel (a class's prior bias)."""
+    oc, ok = len(old["classes"]), len(old["colours"])
+    nc, nk = len(card["classes"]), len(card["colours"])
+    src = [old["classes"].index(c) if c in old["classes"] else None for c in card["classes"]]
+    src += [oc + i for i in range(4)]
+    src += [oc + 4 + old["colours"].index(c) if c in old["colours"] else None for c in card["colours"]]
+    src += [oc + 4 + ok]  # the unknown colour
+    src += [oc + 4 + ok + 1 + i for i in range(len(card["sides"]) + 1)]
+    if w.shape[0] != oc + 4 + ok + 1 + len(old["sides"]) + 1 or len(src) != nc + 4 + nk + 1 + len(card["sides"]) + 1:
+        raise UserError("--init: the detector's head does not match its card's classes and colours; re-export it.")
+    fresh_w = conv.weight.detach().cpu().numpy().copy()
+    fresh_b = conv.bias.detach().cpu().numpy().copy()
+    for j, i in enumerate(src):
+        if i is not None:
+            fresh_w[j], fresh_b[j] = w[i], b[i]
+    return fresh_w, fresh_b
 
 
 def freeze_batchnorm(model) -> None:
@@ -215,7 +256,11 @@ def model_scales(px_per_mm: float, small_px_per_mm: float) -> dict:
 
 def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: float, seed: int, val_scenes: int,
           val_every: int, width: int, lr: float, limit: int | None = None, small_px_per_mm: float = 0.0, device: str = "cpu",
-          loader_workers: int = 0, checkpoint: Path | None = None, init: Path | None = None) -> dict:
+          loader_workers: int = 0, checkpoint: Path | None = None, init: Path | None = None,
+          data_weights: list[float] | None = None) -> dict:
+    """Train on ``data`` (a synth folder, or several: their classes united, ``data_weights`` their shares of the
+    crops, equal by default; validation on the last ``val_scenes`` of each) and export into ``out``; returns the
+    model card."""
     import torch
 
     from models.detector.net import MULTIPLE, STRIDE, CentreNet, n_params  # needs torch: the train extra
@@ -228,26 +273,37 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
     rng = np.random.default_rng(seed)
     t_load = time.perf_counter()
     scales = model_scales(px_per_mm, small_px_per_mm)
-    views, rects, scene_of, man = load_views(data, scales, workers=max(2, loader_workers), limit=limit)
-    n = int(man["scenes"]) if limit is None else min(limit, int(man["scenes"]))
-    if n < val_scenes + 10:
-        raise UserError(f"{data} holds {n} scenes; training needs at least {val_scenes + 10} (val uses the last {val_scenes}).")
+    folders = [Path(d) for d in (data if isinstance(data, (list, tuple)) else [data])]
+    shares = _shares(folders, data_weights)
+    views, rects, folder_of, scene_of, counts, man = load_sets(folders, scales, workers=max(2, loader_workers), limit=limit)
+    for folder, n_f in zip(folders, counts):
+        if n_f < val_scenes + 10:
+            raise UserError(f"{folder} holds {n_f} scenes; training needs at least {val_scenes + 10} in each --data folder "
+                            f"(val uses the last {val_scenes} of each).")
+    n = sum(counts)
     scale_of = [view_scale(scales, r) for r in rects]
     targets = [scene_targets(r, s, man) for r, s in zip(rects, scale_of)]
     valid_hw = [v.shape[:2] for v in views]
     print(f"loaded {len(views)} views of {n} scenes at {sorted(set(scale_of))} px/mm in {time.perf_counter() - t_load:.1f} s", file=sys.stderr)
-    scene_of = np.asarray(scene_of)
-    train_idx = np.flatnonzero(scene_of < n - val_scenes)
-    val_idx = np.flatnonzero(scene_of >= n - val_scenes)
-    # crops are drawn from views in proportion to their board area (mm²), so every part of every board is equally likely
+    folder_of, scene_of = np.asarray(folder_of), np.asarray(scene_of)
+    is_val = scene_of >= np.asarray(counts)[folder_of] - val_scenes
+    train_idx, val_idx = np.flatnonzero(~is_val), np.flatnonzero(is_val)
+    # crops are drawn from views in proportion to their board area (mm²), so every part of every board is equally
+    # likely, each folder getting its share of the crops (``data_weights``)
     area = np.array([h * w / s ** 2 for (h, w), s in zip(valid_hw, scale_of)], np.float64)[train_idx]
-    pick_p = area / area.sum()
+    of = folder_of[train_idx]
+    pick_p = np.zeros_like(area)
+    for i, share in enumerate(shares):
+        pick_p[of == i] = share * area[of == i] / area[of == i].sum()
+    pick_p /= pick_p.sum()
     classes, colours, sides = list(man["classes"]), list(man["colours"]), list(man["sides"])
     model = CentreNet(len(classes), len(colours) + 1, len(sides) + 1, width).to(device)
     card = {"format": "tablewatch-detector/1", "classes": classes, "colours": colours, "sides": sides, **scales,
             "stride": STRIDE, "multiple": MULTIPLE, "threshold": 0.3, "nms_mm": 7.0, "params": n_params(model), "width": width,
-            "train": {"data": str(data), "scenes": n, "views": len(views), "val_scenes": val_scenes, "data_seed": man.get("seed"), "seed": seed, "steps": steps,
+            "train": {"data": str(folders[0]) if len(folders) == 1 else [str(f) for f in folders], "scenes": n, "views": len(views), "val_scenes": val_scenes, "data_seed": man.get("seed"), "seed": seed, "steps": steps,
                       "batch": batch, "crop": crop, "lr": lr, "device": device, "loader_workers": loader_workers}}
+    if len(folders) > 1:
+        card["train"]["data_shares"] = [round(x, 4) for x in shares]
     if init is not None:
         card["train"]["init"] = init_from_onnx(model, init, card)  # copied into the parameters on their device
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
