@@ -26,7 +26,18 @@ from assistant.iwari.board import MAX_CARDS, IllegalMoveError, payment_table, pl
 from assistant.iwari.edition import load_edition
 from assistant.iwari.edits import apply_edit
 from assistant.iwari.maps import COLOURS
-from assistant.iwari.observer import DISPLAY_BOARD, FEAT, LINK, PLAYED, TOTEM, colours_in, expected_readings, map_board
+from assistant.iwari.observer import (
+    CONNECTION,
+    FEAT,
+    PLAYED,
+    TOTEM,
+    card,
+    colours_in,
+    expected_readings,
+    map_board,
+    shown_card,
+    slot_key,
+)
 from assistant.iwari.state import State
 from assistant.table.evidence import Node
 from assistant.table.observation import split_key, split_reading_key
@@ -34,6 +45,10 @@ from assistant.table.observation import split_key, split_reading_key
 PREF_COST = 0.075  # the cost of one preference step beside the readings' confidences (as Wendake's, docs/tracker.md)
 UNREAD = 1  # preference steps for a move whose place was not read in the look
 UNSEEN_SWAP = 2  # ... for a swap whose card the play area does not show
+# a display card face read weakly costs how far the expected colour fits behind the read, at most this: the tile
+# reader's runner-ups weighed by the core as for Wendake's tile faces (its TILE_EVIDENCE_CAP, docs/tracker.md)
+TILE_EVIDENCE_CAP = 0.3
+TILE_NAMED = 0.1  # a display face read at this confidence or more names the card (Wendake's TILE_NAMED, docs/tracker.md)
 
 
 class IwariExplainer:
@@ -41,7 +56,7 @@ class IwariExplainer:
 
     phases = ("play", "over")
     pref_cost = PREF_COST
-    tile_evidence_cap = 0.3  # no tile faces in Iwari
+    tile_evidence_cap = TILE_EVIDENCE_CAP
     score_alert_confidence = 0.55  # no score readings in Iwari
 
     def __init__(self, tracker, edition=None):
@@ -249,7 +264,7 @@ class IwariExplainer:
             else:
                 out += [(M.Swap(c), 0, None) for c in sorted(new_cards)]
         if stage in ("place", "third", "swap", "refill") and len(st.hands[st.current]) < st.hand_size:
-            out += self._draw_candidates(st, by_key)
+            out += self._draw_candidates(st, by_key, items.maps(self.t.alert_confidence)[0])
         out.append((M.EndTurn(), 0, None))
         return out
 
@@ -310,29 +325,33 @@ class IwariExplainer:
             out.append((M.Place("totem", terr, pay, None, third), pref + unpaid, None))
         return out
 
-    def _draw_candidates(self, st: State, by_key: dict) -> list:
+    def _draw_candidates(self, st: State, by_key: dict, by_conf: dict) -> list:
+        """The draws (I-TURN-7): from the deck, unseen; from a display slot whose printed face the look shows turned
+        to another card (``shown_card``), refilled with it; a face read below ``TILE_NAMED`` names no card, and the
+        draw it shows ranks one step behind, as one from a slot not read."""
         out = []
         if st.deck:
             out.append((M.Draw(), 0, None))
         known_top = st.deck[-1] if st.deck else None
         pool = None
-        for slot, card in enumerate(st.display, 1):
-            if card is None:
+        for slot, colour in enumerate(st.display, 1):
+            if colour is None:
                 continue
-            seen = by_key.get(f"{DISPLAY_BOARD}/slot.{slot}")
+            seen = shown_card(by_key, slot)  # the printed face read there, as card keys (None: not read)
+            shows = UNREAD if seen is None or by_conf[slot_key(slot)][1] < TILE_NAMED else 0
             if not st.deck:
                 if seen is None or seen == ():
-                    out.append((M.Draw(slot), 0 if seen == () else UNREAD, None))
+                    out.append((M.Draw(slot), shows, None))
                 continue
             if known_top is not None:
-                if seen is None or seen != (("card:" + card, 1),):
-                    out.append((M.Draw(slot, refill=known_top), 0 if seen is not None else UNREAD, None))
+                if seen is None or seen != card(colour):
+                    out.append((M.Draw(slot, refill=known_top), shows, None))
                 continue
-            if seen is not None and seen == (("card:" + card, 1),):
+            if seen is not None and seen == card(colour):
                 continue  # the slot shows its card still
             shown = next(iter(colours_in(seen)), None) if seen else None
             if shown is not None:
-                out.append((M.Draw(slot, refill=shown), 0, None))
+                out.append((M.Draw(slot, refill=shown), shows, None))
             if seen is None or len(st.hands[st.current]) + 1 < st.hand_size:
                 # not read, or taken twice in one look: any colour an unseen card may have, one step behind
                 pool = unseen(st) if pool is None else pool
@@ -344,7 +363,7 @@ class IwariExplainer:
         mb = map_board(st)
         out = []
         for at in due["options"]:
-            key = f"{mb}/{LINK}{at.split(':', 1)[1]}" if at.startswith(M.CONNECTION) else f"{mb}/{FEAT}{at}"
+            key = f"{mb}/{CONNECTION}{at.split(':', 1)[1]}" if at.startswith(M.CONNECTION) else f"{mb}/{FEAT}{at}"
             seen = by_key.get(key)
             placed = sum(1 for f in st.feat_log if f["at"] == at and f["feat"] == due["feat"])
             shows = isinstance(seen, tuple) and dict(seen).get(f"feat:none:{due['feat']}", 0) > placed

@@ -11,11 +11,11 @@ Boards and readings (every region below is read; an empty region reads as the em
 * the cards, board ``iwari-display``: a display slot shows a printed card face, read by the tile reader
   (``vision.tiles``, gallery ``iwari-cards``): ``slot.1#tile`` ... ``slot.N#tile`` (N the display size) -> the
   colour name of the face-up card there (``"forest"``), or None once the slot stays empty (I-END-2); region kind
-  ``tile-face``. ``shown_card`` maps such a read to the card key the rest of the game counts in
+  ``tile-face``, weighed as the core weighs every tile face (``IwariExplainer.tile_evidence_cap``). The explainer
+  reads it through ``shown_card``, which maps such a read to the card key the rest of the game counts in
   (``card:<colour>``). ``played`` -> the cards the turn played or swapped, face up in the play area until the turn
-  ends (edition ``discard``, I-NIT-7), ``card:<colour>`` counted.
-* ``slot.1`` ... ``slot.N`` -> the same card as ``card:<colour>`` (count): the form the explainer reads today; it
-  goes once the explainer reads the display through ``shown_card``.
+  ends (edition ``discard``, I-NIT-7), ``card:<colour>`` counted. A display slot's own region (``slot.N``, no
+  ``#tile``) is not expected: a card is no piece, and a reading there costs nothing.
 
 Never read: hands, the deck, the discard pile (hidden or face down), the score track (the tablet shows the
 scores the engine computes).
@@ -31,7 +31,6 @@ PLAYED = f"{DISPLAY_BOARD}/played"
 TOTEM = "totem."  # region prefix of a totem circle
 FEAT = "feat."  # region prefix of a territory's feats
 CONNECTION = "connection."  # region prefix of a connection's band, where its feats lie
-LINK = CONNECTION  # the constant's old name, still imported by assistant/iwari/explain.py
 
 
 def map_board(state: State) -> str:
@@ -85,7 +84,6 @@ def expected_readings(state: State) -> dict[str, Pieces]:
             out[f"{mb}/{CONNECTION}{c.id}"] = pieces(placed.get(f"connection:{c.id}", {}))
     for slot, colour in enumerate(state.display, 1):
         out[slot_key(slot)] = colour
-        out[f"{DISPLAY_BOARD}/{SLOT}{slot}"] = () if colour is None else card(colour)
     counts: dict[str, int] = {}
     for colour in state.played:
         counts["card:" + colour] = counts.get("card:" + colour, 0) + 1
