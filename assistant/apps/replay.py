@@ -2,16 +2,18 @@
 
 Owns ``replay_folder`` (one folder -> move log, events by frame, stage timings) and ``evaluate`` (the end-to-end
 figures of issue 5 over rendered games with a ``truth.json``, see ``models/synth/recording.py``): share of games
-whose move log equals the truth (turn by turn, as far as a camera can tell: ``assistant.wendake.movelog``), illegal moves
-accepted, injected illegal moves flagged, false alerts per 20 legal games.
+whose move log equals the truth (turn by turn, as far as a camera can tell: the game's ``Game.movelog``), illegal
+moves accepted, injected illegal moves flagged, false alerts per 20 legal games. Any registered game: a recording's
+``session.json`` names it (``"game"``; absent: Wendake, ``DEFAULT_GAME``) and the session, the initial state and the
+move logs go through the game's ``Game`` interface.
 
-A folder from ``models.synth.recording`` carries ``session.json`` (players, seed, initial state, layouts) and
+A folder from ``models.synth.recording`` carries ``session.json`` (game, players, seed, initial state, layouts) and
 ``camera.json``; for a folder from ``tablewatch record`` give ``--layout`` (and ``--camera``, ``--players``).
+The camera side's report against the truth (``reading_report``, ``look_checks``) reads Wendake games only.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import statistics
 import tempfile
@@ -20,13 +22,13 @@ from pathlib import Path
 from assistant.apps.learn import Harvester, HarvestingFeed
 from assistant.errors import UserError
 from assistant.jsonfile import read_json
+from assistant.table import game as games
 from assistant.table.observation import Observation
 from assistant.table.profile import TableProfile
 from assistant.table.session import GameSession
 from assistant.wendake import moves as M
 from assistant.wendake import observer as V
 from assistant.wendake import rules
-from assistant.wendake.movelog import noop_moves, split_turns, turns_equal
 from assistant.wendake.state import State
 from calibration import camera as cam
 from calibration import layout as lay
@@ -54,10 +56,16 @@ def event_json(e) -> dict:
 
 
 SESSION_FIELDS = {  # session.json field: (check, what it must be)
-    "players": (lambda v: isinstance(v, list) and 0 < len(v) <= 8 and all(isinstance(p, str) and p.strip() for p in v),
-                "a list of player names"),
+    "game": (lambda v: isinstance(v, str) and v.strip(), 'a game\'s name, such as "wendake"'),
+    "players": (
+        lambda v: isinstance(v, list) and 0 < len(v) <= 8 and all(isinstance(p, str) and p.strip() for p in v),
+        "a list of player names",
+    ),
     "seed": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)), "a whole number or null"),
-    "layouts": (lambda v: isinstance(v, list) and v and all(isinstance(n, str) and n for n in v), "a list of layout names or files"),
+    "layouts": (
+        lambda v: isinstance(v, list) and v and all(isinstance(n, str) and n for n in v),
+        "a list of layout names or files",
+    ),
     "camera": (lambda v: v is None or (isinstance(v, str) and v), "the name of a camera file in the folder"),
     "initial": (lambda v: v is None or isinstance(v, dict), "a game state object or null"),
 }
@@ -71,41 +79,46 @@ def read_session_file(folder: Path) -> dict:
         return {}
     meta = read_json(path, fix="Re-record the session, or delete session.json and give --layout and --players.")
     if not isinstance(meta, dict):
-        raise UserError(f"{path} is not a recording's session description (a JSON object). Re-record the session, or delete it "
-                        "and give --layout and --players.")
+        raise UserError(
+            f"{path} is not a recording's session description (a JSON object). Re-record the session, or delete it "
+            "and give --layout and --players."
+        )
     for key, (ok, what) in SESSION_FIELDS.items():
         if key in meta and not ok(meta[key]):
-            raise UserError(f"{path}: {key!r} must be {what}, not {json.dumps(meta[key])[:40]}. Fix it, or delete it and give "
-                            f"--{key} on the command line.")
+            raise UserError(
+                f"{path}: {key!r} must be {what}, not {json.dumps(meta[key])[:40]}. Fix it, or delete it and give "
+                f"--{key} on the command line."
+            )
     return meta
 
 
-def make_session(db: Path, players: list[str], seed: int | None, initial: dict | None):
-    """A new GameSession in ``db`` for these players (the recorded initial state when the session accepts one),
-    with the set-up check on, as a camera feeds it."""
+def make_session(db: Path, players: list[str], seed: int | None, initial: dict | None, game: str = games.DEFAULT_GAME):
+    """A new GameSession of ``game`` (a registry name) in ``db`` for these players, from the recorded initial state
+    (the game's JSON form) when given, with the set-up check on, as a camera feeds it. ``UserError`` in one line,
+    naming the game, for a game nobody registered or an initial state that is not one of its states."""
     try:
-        pass
-    except ImportError as exc:
-        raise UserError(f"the game session (assistant/table/session.py) is not available yet ({exc}); replay needs it.") from None
-    create = getattr(GameSession, "create", None)
-    if create is None:
-        raise UserError("assistant.table.session.GameSession has no create(); replay needs GameSession.create(db, players=..., seed=...).")
-    params = inspect.signature(create).parameters
-    kw = {"players": players}
-    if "seed" in params and seed is not None:
+        g = games.get(game)
+    except UserError as exc:
+        raise UserError(f'{exc} Name one of them as the recording\'s game ("game" in its session.json, or --game).') from None
+    kw = {"players": players, "game": g.name}
+    if seed is not None:
         kw["seed"] = seed
     if initial is not None:
-        for name in ("initial", "initial_state", "state"):
-            if name in params:
-                try:
-                    kw[name] = State.from_json(initial)
-                except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
-                    raise UserError(f"the recording's session.json holds an 'initial' that is not a Wendake state ({type(exc).__name__}: "
-                                    f"{str(exc)[:80]}). Re-record the session, or delete 'initial' to start from a new set-up.") from None
-                break
-    session = create(str(db), **kw)
+        try:
+            kw["initial"] = g.state_from_json(initial)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, UserError) as exc:
+            raise UserError(
+                f"the recording's session.json holds an 'initial' that is not {g.title} state ({type(exc).__name__}: "
+                f"{str(exc)[:80]}). Re-record the session, or delete 'initial' to start from a new set-up."
+            ) from None
+    session = GameSession.create(str(db), **kw)
     session.check_setup = True
     return session
+
+
+def session_game(meta: dict) -> str:
+    """The game a recording's ``session.json`` names (``DEFAULT_GAME`` when it names none)."""
+    return meta.get("game") or games.DEFAULT_GAME
 
 
 def open_recording(folder: Path, layouts: list[str] | None = None, camera: str | None = None):
@@ -130,15 +143,29 @@ def open_recording(folder: Path, layouts: list[str] | None = None, camera: str |
     return meta, layout_data, source, K
 
 
-def replay_folder(folder, layouts: list[str] | None = None, camera: str | None = None, players: list[str] | None = None,
-                  seed: int | None = None, db: str | None = None, detector=None, quiet: bool = True,
-                  looks_out: Path | None = None, harvest_to=None, profile=None) -> dict:
-    """Run the pipeline over a frame folder into a fresh session. Returns moves, events by frame, stats, messages.
+def replay_folder(
+    folder,
+    layouts: list[str] | None = None,
+    camera: str | None = None,
+    players: list[str] | None = None,
+    seed: int | None = None,
+    db: str | None = None,
+    detector=None,
+    quiet: bool = True,
+    looks_out: Path | None = None,
+    harvest_to=None,
+    profile=None,
+    game: str | None = None,
+) -> dict:
+    """Run the pipeline over a frame folder into a fresh session of ``game`` (default: the one its session.json names,
+    else Wendake). Returns moves, events by frame, stats, messages.
     ``looks_out``: write every observation fed to the session there (JSON lines, see ``replay_looks``).
     ``harvest_to``: a ``TableProfile`` to harvest the game's labelled looks into (``assistant.apps.learn``); the
     result's ``harvest`` then counts them. ``profile``: read the frames with that table profile's adaptation."""
     folder = Path(folder)
     meta, layout_data, source, K = open_recording(folder, layouts, camera)
+    if game:
+        meta = {**meta, "game": game}
     ppl = players or meta.get("players")
     if not ppl:
         raise UserError("say who plays: --players Ann,Bob (or replay a folder with a session.json).")
@@ -147,7 +174,9 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
         tmp = tempfile.TemporaryDirectory(prefix="tablewatch-replay-")
         db = str(Path(tmp.name) / "replay.sqlite")
     try:
-        session = make_session(Path(db), list(ppl), seed if seed is not None else meta.get("seed"), meta.get("initial"))
+        session = make_session(
+            Path(db), list(ppl), seed if seed is not None else meta.get("seed"), meta.get("initial"), session_game(meta)
+        )
         by_frame: list[dict] = []
         looks: list[dict] = []
         harvester = Harvester(harvest_to) if harvest_to is not None else None
@@ -159,9 +188,16 @@ def replay_folder(folder, layouts: list[str] | None = None, camera: str | None =
             if harvester is not None:
                 fed.saw(obs)
 
-        pipe = Pipeline(source, layout_data, fed, camera=K, detector=detector,
-                        on_message=(lambda lv, tx: None) if quiet else None,
-                        on_observation=seen if looks_out or harvester is not None else None, profile=profile)
+        pipe = Pipeline(
+            source,
+            layout_data,
+            fed,
+            camera=K,
+            detector=detector,
+            on_message=(lambda lv, tx: None) if quiet else None,
+            on_observation=seen if looks_out or harvester is not None else None,
+            profile=profile,
+        )
         current = {"frame": None}
 
         def on_event(e):
@@ -191,17 +227,27 @@ def event_row(frame, e) -> dict:
 
 
 def close_result(session, folder: Path, meta: dict, by_frame: list[dict], stats, messages: list) -> dict:
-    """Close a replay's session; its result: moves, no-op moves, events by frame, stats, messages."""
+    """Close a replay's session; its result: the game, moves, the recognised turns as a camera sees them
+    (``Game.movelog``), events by frame, stats, messages."""
     snap = session.snapshot() if hasattr(session, "snapshot") else {}
     tr = getattr(session, "tracker", None)
-    noops = sorted(noop_moves(tr.initial, tr.moves, tr.edits)) if tr is not None else []
+    turns = session.game.movelog.turns(tr.initial, tr.moves, tr.edits) if tr is not None else None
     if hasattr(session, "close"):
         session.close()
     if not isinstance(snap, dict):
         snap = {}
-    return {"folder": str(folder), "moves": [m.get("move") for m in snap.get("moves", [])], "noops": noops,
-            "initial": meta.get("initial"), "move_log": snap.get("moves", []), "alerts": snap.get("alerts", []),
-            "events": by_frame, "stats": stats.summary(), "messages": messages}
+    return {
+        "folder": str(folder),
+        "game": session_game(meta),
+        "moves": [m.get("move") for m in snap.get("moves", [])],
+        "turns": turns,
+        "initial": meta.get("initial"),
+        "move_log": snap.get("moves", []),
+        "alerts": snap.get("alerts", []),
+        "events": by_frame,
+        "stats": stats.summary(),
+        "messages": messages,
+    }
 
 
 LOOKS_FILE = "looks.jsonl"  # in a rendered game's folder: the observations its last full replay fed the tracker
@@ -239,7 +285,7 @@ def replay_looks(folder, resume_at: float | None = None, profile=None) -> dict:
     stats = PipelineStats()  # the tracker's share of the latency only
     with tempfile.TemporaryDirectory(prefix="tablewatch-looks-") as tmp:
         db = Path(tmp) / "replay.sqlite"
-        session = make_session(db, list(meta["players"]), meta.get("seed"), meta.get("initial"))
+        session = make_session(db, list(meta["players"]), meta.get("seed"), meta.get("initial"), session_game(meta))
         lines = path.read_text(encoding="utf-8").splitlines()
         stop = None if resume_at is None else int(len(lines) * resume_at)
         resume_s = None
@@ -273,8 +319,16 @@ def save_looks(folder, threads: int = 2, profile=None) -> int:
     folder = Path(folder)
     meta, layout_data, source, K = open_recording(folder)
     looks: list[dict] = []
-    pipe = Pipeline(source, layout_data, _NoTracker(), camera=K, threads=threads, on_message=lambda lv, tx: None,
-                    on_observation=lambda obs: looks.append(obs.to_json()), profile=profile)
+    pipe = Pipeline(
+        source,
+        layout_data,
+        _NoTracker(),
+        camera=K,
+        threads=threads,
+        on_message=lambda lv, tx: None,
+        on_observation=lambda obs: looks.append(obs.to_json()),
+        profile=profile,
+    )
     for frame in source:
         pipe.step(frame)
     source.close()
@@ -315,14 +369,23 @@ def save_looks_all(folders, workers: int = 2, progress=None, profile=None) -> No
 
 
 def _turns_exact(result: dict, truth: dict) -> tuple[int, int]:
-    """(physical turns whose recognised moves equal the true ones as far as a camera can tell, true turns):
-    ``assistant.wendake.movelog.turns_equal``, moves that change nothing in the game left out; a recognised log with more
-    turns than the truth counts one turn wrong."""
-    seen = [M.move_from_json(m) for m in result["moves"]]
-    true = [M.move_from_json(m) for m in truth["moves"]]
-    true_noops = noop_moves(State.from_json(result["initial"]), true) if result.get("initial") else set()
-    exact, turns = turns_equal(seen, true, set(result.get("noops", ())), true_noops)
-    if len(split_turns(seen)) > turns:
+    """(physical turns whose recognised moves equal the true ones as far as a camera can tell, true turns): the
+    game's ``Game.movelog`` turns compared one by one (the recognised ones as the replay saw them, ``result["turns"]``,
+    else from its moves); a recognised log with more turns than the truth counts one turn wrong."""
+    g = games.get(result.get("game") or games.DEFAULT_GAME)
+    initial = g.state_from_json(result["initial"]) if result.get("initial") else None
+    try:
+        seen = result.get("turns")
+        if seen is None:
+            seen = g.movelog.turns(initial, [g.move_from_json(m) for m in result["moves"]])
+        true = g.movelog.turns(initial, [g.move_from_json(m) for m in truth["moves"]])
+    except ValueError as exc:
+        raise UserError(
+            f"{result['folder']}: cannot compare {g.title} move logs ({exc}); re-render the game with its session.json."
+        ) from None
+    turns = len(true)
+    exact = sum(k < len(seen) and seen[k] == t for k, t in enumerate(true))
+    if len(seen) > turns:
         exact = min(exact, turns - 1)
     return exact, turns
 
@@ -355,14 +418,25 @@ def score_game(result: dict, truth: dict) -> dict:
     alerts = sum(1 for e in events if e["kind"] in ALERT_KINDS)
     injected = sum(1 for st in steps if st.get("injected"))
     turns_exact, turns = _turns_exact(result, truth)
-    return {"folder": result["folder"], "log_equal": turns_exact == turns, "turns": turns, "turns_exact": turns_exact,
-            "moves_true": len(truth["moves"]),
-            "moves_recognised": len(result["moves"]), "injected": injected, "flagged": flagged, "illegal_accepted": accepted,
-            "alerts": alerts, "false_alerts": alerts if injected == 0 else None, "per_kind": per_kind}
+    return {
+        "folder": result["folder"],
+        "log_equal": turns_exact == turns,
+        "turns": turns,
+        "turns_exact": turns_exact,
+        "moves_true": len(truth["moves"]),
+        "moves_recognised": len(result["moves"]),
+        "injected": injected,
+        "flagged": flagged,
+        "illegal_accepted": accepted,
+        "alerts": alerts,
+        "false_alerts": alerts if injected == 0 else None,
+        "per_kind": per_kind,
+    }
 
 
-def evaluate(folders, detector=None, progress=None, tracker_only: bool = False, resume_at: float | None = None,
-             profile=None) -> dict:
+def evaluate(
+    folders, detector=None, progress=None, tracker_only: bool = False, resume_at: float | None = None, profile=None
+) -> dict:
     """The issue-5 figures over rendered game folders (each with truth.json). A full replay saves each game's
     looks (``looks_file(profile)``); ``tracker_only`` replays those instead of the frames (``replay_looks``), each
     game resumed from its log after ``resume_at`` of its looks when given. ``profile``: read with that table
@@ -370,8 +444,11 @@ def evaluate(folders, detector=None, progress=None, tracker_only: bool = False, 
     games = []
     for f in folders:
         truth = json.loads((Path(f) / "truth.json").read_text(encoding="utf-8"))
-        res = replay_looks(f, resume_at, profile=profile) if tracker_only else \
-            replay_folder(f, detector=detector, looks_out=Path(f) / looks_file(profile), profile=profile)
+        res = (
+            replay_looks(f, resume_at, profile=profile)
+            if tracker_only
+            else replay_folder(f, detector=detector, looks_out=Path(f) / looks_file(profile), profile=profile)
+        )
         g = score_game(res, truth)
         g["latency_ms"] = res["stats"]["latency_ms"]
         if res.get("resume_s") is not None:
@@ -382,15 +459,23 @@ def evaluate(folders, detector=None, progress=None, tracker_only: bool = False, 
     legal = [g for g in games if g["injected"] == 0]
     inj = sum(g["injected"] for g in games)
     lat = [g["latency_ms"] for g in games if g["latency_ms"].get("n")]
-    latency = {"looks": sum(x["n"] for x in lat), "over_target": sum(x["over_target"] for x in lat),
-               "max": max((x["max"] for x in lat), default=None),
-               "median_of_games": round(float(statistics.median(x["median"] for x in lat)), 2) if lat else None}
-    return {"games": len(games), "latency_ms": latency, "log_equal_share": round(sum(g["log_equal"] for g in games) / len(games), 4) if games else None,
-            "illegal_accepted": sum(g["illegal_accepted"] for g in games), "injected": inj,
-            "flagged_share": round(sum(g["flagged"] for g in games) / inj, 4) if inj else None,
-            "legal_games": len(legal),
-            "false_alerts_per_20_legal_games": round(20 * sum(g["false_alerts"] for g in legal) / len(legal), 2) if legal else None,
-            "per_game": games}
+    latency = {
+        "looks": sum(x["n"] for x in lat),
+        "over_target": sum(x["over_target"] for x in lat),
+        "max": max((x["max"] for x in lat), default=None),
+        "median_of_games": round(float(statistics.median(x["median"] for x in lat)), 2) if lat else None,
+    }
+    return {
+        "games": len(games),
+        "latency_ms": latency,
+        "log_equal_share": round(sum(g["log_equal"] for g in games) / len(games), 4) if games else None,
+        "illegal_accepted": sum(g["illegal_accepted"] for g in games),
+        "injected": inj,
+        "flagged_share": round(sum(g["flagged"] for g in games) / inj, 4) if inj else None,
+        "legal_games": len(legal),
+        "false_alerts_per_20_legal_games": round(20 * sum(g["false_alerts"] for g in legal) / len(legal), 2) if legal else None,
+        "per_game": games,
+    }
 
 
 # ---------------------------------------------------------------------------------------------- vision-only figures
@@ -414,14 +499,16 @@ def reading_agrees(key: str, got, want, stacks: dict, colours: list) -> bool:
 
 def _truth_at(state) -> tuple[dict, dict, list]:
     """What a perfect camera reads of ``state``: (expected readings, score stacks per score board, colours)."""
-    return (V.expected_readings(state), {b: V.score_stacks(state, b) for b in V.SCORE_BOARDS},
-            [p.colour for p in state.players])
+    return (V.expected_readings(state), {b: V.score_stacks(state, b) for b in V.SCORE_BOARDS}, [p.colour for p in state.players])
 
 
 def _board_kind(key: str) -> str:
     board = key.partition("/")[0]
-    return "tile" if "#tile" in key else next((k for k in ("map", "village", "scores", "mask")
-                                               if board.startswith(f"wendake-{k}")), board)
+    return (
+        "tile"
+        if "#tile" in key
+        else next((k for k in ("map", "village", "scores", "mask") if board.startswith(f"wendake-{k}")), board)
+    )
 
 
 def _truth_states(folder: Path):
@@ -429,6 +516,11 @@ def _truth_states(folder: Path):
     new position in every frame after the previous step's settled frame (its hand frames too), up to the step's
     own settled frame (``steps[i]["frame"]``), which has no hand over the table."""
     meta = read_session_file(folder)
+    if session_game(meta) != "wendake":  # the report weighs Wendake's score stacks (reading_agrees)
+        raise UserError(
+            f"{folder} is a {session_game(meta)} game: the camera side's report against the truth reads Wendake "
+            "games only so far; use tablewatch e2e for its figures."
+        )
     truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
     state = State.from_json(meta["initial"])
     moves = [M.move_from_json(m) for m in truth["moves"]]
@@ -487,8 +579,12 @@ def reading_report(folder, detector=None, max_examples: int = 25, profile=None) 
 
     folder = Path(folder)
     meta, truth, steps = _truth_states(folder)
-    ob = Observer([lay.resolve(n) for n in meta["layouts"]], detector=detector,
-                  camera=cam.load(folder / meta["camera"]) if meta.get("camera") else None, profile=profile)
+    ob = Observer(
+        [lay.resolve(n) for n in meta["layouts"]],
+        detector=detector,
+        camera=cam.load(folder / meta["camera"]) if meta.get("camera") else None,
+        profile=profile,
+    )
     belief: dict = {}
     boards_read: set[str] = set()
     status: list[tuple[str, str]] = []  # (key, "wrong" | "missing" | "right") per region of each checked step
@@ -538,10 +634,18 @@ def reading_report(folder, detector=None, max_examples: int = 25, profile=None) 
     total = sum(c[2] for c in per_kind.values())
     wrong = sum(c[0] for c in per_kind.values())
     missing = sum(c[1] for c in per_kind.values())
-    return {"folder": str(folder), "steps_checked": checked, "readings": total,
-            "correct_share": round(1 - (wrong + missing) / total, 5) if total else None,
-            "misread_per_1000": round(1000 * wrong / total, 3) if total else None,
-            "never_read_per_1000": round(1000 * missing / total, 3) if total else None,
-            "misread": wrong, "never_read": missing, "unseen": sum(c[3] for c in per_kind.values()),
-            "per_kind": {k: {"wrong": c[0], "missing": c[1], "total": c[2], "unseen": c[3]} for k, c in sorted(per_kind.items())},
-            "most_wrong": [{"key": k, "expected": w, "read": g, "steps": n} for (k, w, g), n in wrong_examples.most_common(max_examples)]}
+    return {
+        "folder": str(folder),
+        "steps_checked": checked,
+        "readings": total,
+        "correct_share": round(1 - (wrong + missing) / total, 5) if total else None,
+        "misread_per_1000": round(1000 * wrong / total, 3) if total else None,
+        "never_read_per_1000": round(1000 * missing / total, 3) if total else None,
+        "misread": wrong,
+        "never_read": missing,
+        "unseen": sum(c[3] for c in per_kind.values()),
+        "per_kind": {k: {"wrong": c[0], "missing": c[1], "total": c[2], "unseen": c[3]} for k, c in sorted(per_kind.items())},
+        "most_wrong": [
+            {"key": k, "expected": w, "read": g, "steps": n} for (k, w, g), n in wrong_examples.most_common(max_examples)
+        ],
+    }

@@ -1,14 +1,15 @@
 """Iwari behind the table core's ``Game`` interface (``assistant.table.game``): the class ``Iwari``.
 
 Each member delegates to the Iwari module that owns it (rules, moves, set-up, the random player, the observer,
-the explainer, the hidden-information edits, the tablet's part and its scoring); this module adds no rule of its
-own. ``assistant/iwari/game.py`` registers it.
+the explainer, the hidden-information edits, the tablet's part and its scoring, the move log as a camera sees it);
+this module adds no rule of its own. ``assistant/iwari/game.py`` registers it.
 """
 
 from __future__ import annotations
 
 import random
 
+from assistant.iwari import movelog as _movelog
 from assistant.iwari import moves as M
 from assistant.iwari import rules, scoreboard, tablet
 from assistant.iwari.describe import describe
@@ -27,6 +28,7 @@ class Iwari:
 
     name = "iwari"
     title = "Iwari"
+    movelog = _movelog  # ``Game.movelog``: ``turns``, a log as a camera sees it
 
     @property
     def player_counts(self) -> tuple[int, ...]:

@@ -40,7 +40,9 @@ Contract (``state`` and ``move`` are the game's own objects):
   ``setup_record(state)`` (the set-up as the game log keeps it beside the initial state: ``players``, the names
   in seat order, and what else a reader of the log needs);
 - explainer: ``explainer(tracker, edition=None)``, the game's side of the tracker's search (``Explainer``): one
-  object per tracker, which may read the tracker's accepted line and looks.
+  object per tracker, which may read the tracker's accepted line and looks;
+- move log: ``movelog``, what a camera can tell of a line of moves (``MoveLog``): the yardstick of the e2e figures
+  (``tablewatch e2e``), a recognised log against the true one turn by turn.
 """
 
 from __future__ import annotations
@@ -96,6 +98,19 @@ class Game(Protocol):
     def parse_setup(self, body: dict) -> dict: ...
     def setup_record(self, state) -> dict: ...
     def explainer(self, tracker, edition=None) -> Explainer: ...
+
+    movelog: MoveLog
+
+
+class MoveLog(Protocol):
+    """What a camera can tell of a move log (``Game.movelog``)."""
+
+    def turns(self, initial, moves: list, edits: dict | None = None) -> list:
+        """``moves`` (with the hidden-information ``edits`` {move index: [edit, ...]}, as the tracker keeps them)
+        from the state ``initial``, cut into the game's physical turns, one value per turn: what a camera can tell
+        of it, compared with ``==`` (two turns that differ only in what no camera sees are equal). ``initial``
+        None: a recording without its start; a game that needs the table to tell raises ``ValueError``."""
+        ...
 
 
 class Explainer(Protocol):

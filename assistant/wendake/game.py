@@ -1,13 +1,15 @@
 """Wendake behind the table core's ``Game`` interface (``assistant.table.game``): ``GAME``, found by the registry.
 
 Each member delegates to the Wendake module that owns it (rules, moves, set-up, the random player, the observer,
-the hidden-information edits); this module adds no rule of its own.
+the hidden-information edits, the move log's comparison); this module adds no rule of its own.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 
+from assistant.wendake import movelog as _movelog
 from assistant.wendake import moves as M
 from assistant.wendake import rules, setup_options, tablet
 from assistant.wendake.describe import describe
@@ -22,12 +24,29 @@ from assistant.wendake.scoring import results
 from assistant.wendake.state import State
 
 
+class WendakeMoveLog:
+    """``Game.movelog``: Wendake's move log as a camera sees it (``assistant.wendake.movelog``)."""
+
+    def turns(self, initial: State | None, moves: list, edits: dict | None = None) -> list[Counter]:
+        """One ``Counter`` of ``movelog.observable`` moves per physical turn (``movelog.split_turns``), the moves
+        that change nothing left out (``movelog.noop_moves``; none without ``initial``): turn by turn, ``==`` is
+        ``movelog.turns_equal``'s comparison."""
+        noops = _movelog.noop_moves(initial, moves, edits) if initial is not None else set()
+        out, k = [], 0
+        for turn in _movelog.split_turns(moves):
+            seen = (_movelog.observable(m) for j, m in enumerate(turn, k) if j not in noops)
+            out.append(Counter(o for o in seen if o is not None))
+            k += len(turn)
+        return out
+
+
 class Wendake:
     """The Wendake game (W-…, ../shared/rules/wendake.md) for 2-4 players; the solo game is a mode of a state."""
 
     name = "wendake"
     title = "Wendake"
     player_counts = (1, 2, 3, 4)
+    movelog = WendakeMoveLog()
 
     def player_name(self, state: State, player: int) -> str:
         return state.players[player].name
