@@ -284,7 +284,8 @@ def _line_between(labels, names, k, a, ra, b, rb, skip=()):
 
 
 def _number_image(text: str, scale: float):
-    """Darkness (0..1) of ``text`` printed as calibration.render prints it at Hershey ``scale``, cropped to its ink."""
+    """Darkness (0..1) of ``text`` printed as calibration.render prints it at Hershey ``scale``, cropped to its ink;
+    None when no pixel is inked (a scale too small to print it)."""
     import cv2
     import numpy as np
 
@@ -293,6 +294,8 @@ def _number_image(text: str, scale: float):
     img = np.zeros((th + base + 8, tw + 8), np.uint8)
     cv2.putText(img, text, (4, th + 4), cv2.FONT_HERSHEY_SIMPLEX, scale, 255, thick, cv2.LINE_AA)
     ys, xs = np.nonzero(img > 127)
+    if not len(ys):
+        return None
     return img[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].astype(np.float32) / 255.0
 
 
@@ -311,6 +314,8 @@ def read_number(ink, max_number: int = 99) -> tuple[str | None, float]:
     scores = []
     for n in range(1, max_number + 1):
         t = _number_image(str(n), scale)
+        if t is None:
+            continue
         th, tw = t.shape
         aspect = abs(math.log((w / h) / (tw / th)))
         if aspect > 0.5:
@@ -357,6 +362,8 @@ def _connections(labels, names, darkness, k: float, terr_index):
         land = int((inside == names.index("land")).sum())
         mountain = (inside == names.index("mountain")).mean() > MOUNTAIN_SHARE
         x0, y0, x1, y1 = _reach_territories(terr_index, touched, x, y, x + w, y + h)
+        if x1 <= x0 or y1 <= y0:
+            continue  # the two territories overlap across it: no band between them (a blur at a small scale)
         box = (x0 / k, y0 / k, x1 / k, y1 / k)
         out.append(
             (
@@ -395,8 +402,10 @@ def _band_number(labels, names, darkness, k: float, box) -> str | None:
     import cv2
     import numpy as np
 
-    x0, y0, x1, y1 = (int(round(v * k)) for v in box)
+    x0, y0, x1, y1 = (max(0, int(round(v * k))) for v in box)
     crop = labels[y0:y1, x0:x1]
+    if crop.size == 0:  # a band box with no pixel in it (a small scale): nothing to read, and OpenCV needs pixels
+        return None
     light = (crop == names.index("light")).astype(np.uint8)
     count, comp, stats, _ = cv2.connectedComponentsWithStats(light, connectivity=8)
     if count < 2:
