@@ -130,6 +130,8 @@ def add_eval_parser(subparsers) -> None:
     p.add_argument("--family", choices=["classic", "familiar", "foreign"], default="classic",
                    help="detector: the scenes' looks (tablewatch synth --family): classic (default: the held-out set of the "
                         "model card), familiar (the widened training pool) or foreign (the held-out families, docs/foreign-set.md)")
+    p.add_argument("--game", choices=["wendake", "iwari"], default="wendake",
+                   help="detector: the game whose positions are drawn (default wendake; iwari: tents and totems, 2 to 5 players)")
     p.set_defaults(func=run_eval)
 
 
@@ -189,8 +191,11 @@ def run_eval(args) -> int:
         return run_reliability(args)
     _positive("n", args.n)
     _positive("workers", args.workers)
-    if args.players not in (2, 3, 4):
-        raise UserError(f"--players must be 2, 3 or 4 (got {args.players}).")
+    counts = (2, 3, 4, 5) if args.game == "iwari" and args.what == "detector" else (2, 3, 4)
+    if args.players not in counts:
+        raise UserError(f"--players must be {', '.join(map(str, counts[:-1]))} or {counts[-1]} (got {args.players}).")
+    if args.game != "wendake" and args.what != "detector":
+        raise UserError(f"--game {args.game} goes with eval detector only; eval {args.what} reads Wendake scenes.")
     if args.what == "scores":
         from models.detector.calibrate import calibrate
 
@@ -199,7 +204,7 @@ def run_eval(args) -> int:
 
     return evaluate(args.model, args.n, args.seed, args.workers, args.players, hard=not args.easy,
                     counter=None if args.counter == "none" else args.counter, progress_tiles=args.progress_tiles,
-                    family=None if args.family == "classic" else args.family)
+                    family=None if args.family == "classic" else args.family, game=args.game)
 
 
 def run_counter(args) -> int:

@@ -83,8 +83,8 @@ def _render(args):
 
     cv2.setNumThreads(1)
 
-    seed, index, players, scales, hard, progress_tiles, family = args
-    sc = make_scene(seed, index, players, (1280, 960), 4.0, progress_tiles=progress_tiles, family=family)
+    seed, index, players, scales, hard, progress_tiles, family, game = args
+    sc = make_scene(seed, index, players, (1280, 960), 4.0, progress_tiles=progress_tiles, family=family, game=game)
     lab = sc["labels"]
     rng = np.random.default_rng([seed, index, 0xE7A1])
     out = []
@@ -151,7 +151,7 @@ def counted_decisions(got: dict, counter, layout: dict, close) -> None:
 
 
 def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bool = True, counter: str | None = "counter",
-             progress_tiles: bool = False, family: str | None = None) -> int:
+             progress_tiles: bool = False, family: str | None = None, game: str = "wendake") -> int:
     import multiprocessing as mp
 
     pool = mp.get_context("spawn").Pool(workers)  # fresh renderers: no onnxruntime or torch state forked into them
@@ -178,7 +178,7 @@ def evaluate(model: str, n: int, seed: int, workers: int, players: int, hard: bo
     exact_ok = exact_n = exact_tiles_ok = 0
     piece_ok = piece_n = 0
     net_ms = []
-    jobs = [(seed, i, players, scales, hard, progress_tiles, family) for i in range(n)]
+    jobs = [(seed, i, players, scales, hard, progress_tiles, family, game) for i in range(n)]
     t0 = time.perf_counter()
 
     def score(views, k):
