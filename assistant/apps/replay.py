@@ -108,7 +108,7 @@ def make_session(db: Path, players: list[str], seed: int | None, initial: dict |
             kw["initial"] = g.state_from_json(initial)
         except (KeyError, IndexError, TypeError, ValueError, AttributeError, UserError) as exc:
             raise UserError(
-                f"the recording's session.json holds an 'initial' that is not {g.title} state ({type(exc).__name__}: "
+                f"the recording's session.json holds an 'initial' that is not a state of {g.title} ({type(exc).__name__}: "
                 f"{str(exc)[:80]}). Re-record the session, or delete 'initial' to start from a new set-up."
             ) from None
     session = GameSession.create(str(db), **kw)
