@@ -59,14 +59,11 @@ def _scores_now(snap: dict) -> str:
     """Standings from a snapshot whose players have a ``score`` so far and a ``projected_total`` (Iwari's: so far
     plus what the next scoring, ``next_scoring``, would give now), the 2-player third tribe after them."""
     when = snap.get("next_scoring")
-    now = f"if the {when} were scored now" if when else "if scored now"
-    rows = [
-        f"{p.get('name')}: {p.get('score', 0)} so far, {p.get('projected_total', '?')} {now}" for p in snap.get("players", [])
-    ]
+    rows = [f"{p.get('name')} {p.get('score', 0)} ({p.get('projected_total', '?')})" for p in snap.get("players", [])]
     third = snap.get("third_tribe")
     if third:
-        rows.append(f"third tribe ({third.get('colour')}): {third.get('score', 0)}, {third.get('projected_total', '?')}")
-    return "  |  ".join(rows)
+        rows.append(f"third tribe ({third.get('colour')}) {third.get('score', 0)} ({third.get('projected_total', '?')})")
+    return f"so far (if the {when or 'game'} were scored now): " + "  |  ".join(rows)
 
 
 STANDINGS = {games.DEFAULT_GAME: _standings}  # a game's standings line; any other: _scores_now
