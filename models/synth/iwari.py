@@ -85,9 +85,11 @@ def _rot(rng) -> float:
     return float(rng.uniform(0, 360))
 
 
-def table_for(state, rng: np.random.Generator, extras: bool = True):
+def table_for(state, rng: np.random.Generator, extras: bool = True, played_in_order: bool = False):
     """(main board name, [BoardSpec...]) for an Iwari state: the map (main) and the card display. ``extras``: now
-    and then a few pieces from a tribe's supply lie beside the map (``extra``: not on the map, region None)."""
+    and then a few pieces from a tribe's supply lie beside the map (``extra``: not on the map, region None).
+    ``played_in_order``: the n-th card played lies at the n-th place of the play area (``played_offset``), as in a
+    recorded game where a card put down stays where it lies; otherwise the played cards lie centred."""
     map_board = f"iwari-{state.map.name}"
     lay = layouts(state.map.name)
     R = {r["id"]: r for r in lay[map_board]["regions"]}
@@ -120,12 +122,19 @@ def table_for(state, rng: np.random.Generator, extras: bool = True):
         if colour is not None:
             cards.append(_card(f"slot.{slot}", colour, rng))
     for i, colour in enumerate(state.played):
-        cards.append(_card("played", colour, rng, ((i - (len(state.played) - 1) / 2) * PLAYED_STEP_MM, 0.0)))
+        at = played_offset(i) if played_in_order else (i - (len(state.played) - 1) / 2) * PLAYED_STEP_MM
+        cards.append(_card("played", colour, rng, (at, 0.0)))
     for pile, held in (("deck", state.deck), ("discard", state.discard)):
         if held:
             cards.append(_card(pile, None, rng))
     boards = [BoardSpec(map_board, lay[map_board], mp), BoardSpec(DISPLAY, lay[DISPLAY], [], cards)]
     return map_board, boards
+
+
+def played_offset(i: int) -> float:
+    """The n-th played card's place along the play area (mm from its middle) in a recording: three side by side
+    (a regular move plays up to 3 cards, I-TURN-1), any further one overlapping the third, a little to its right."""
+    return (min(i, 2) - 1) * PLAYED_STEP_MM + max(0, i - 2) * 12.0
 
 
 def _card(slot: str, colour: str | None, rng, at_mm=(0.0, 0.0)) -> dict:

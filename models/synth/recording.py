@@ -4,25 +4,29 @@ One game = one folder that ``vision.sources.FolderSource`` plays and ``tablewatc
 
 - ``frame_NNNNNN.jpg`` + ``timestamps.csv`` (``index,t,file``), as ``tablewatch record`` writes them;
 - ``camera.json`` (the fixed camera's intrinsics, ``tablewatch calibrate camera`` format) and ``session.json``
-  (players, seed, initial state, the boards' layout names): what a replay needs to start the game;
+  (game, players, seed, initial state, the boards' layout names): what a replay needs to start the game;
 - ``truth.json``: the true move log, and per rendered table state the frame where it is settled, the engine moves it
   covers and, for injected illegal changes, what was injected and which rules it breaks.
 
+The games: Wendake (``RecordingOptions.game`` "wendake", ``recording_wendake``) and Iwari ("iwari",
+``recording_iwari``, on ``RecordingOptions.map`` or a built-in map drawn from the seed). What is game-specific (the
+seeded game, the boards of a state, the table signature, the injected illegal changes, session.json) is behind a
+``GamePart``; everything here is game-neutral. docs/synth.md ("Recorded games") gives the folder's contract.
+
 Per game everything physical is fixed: camera (straight over the table, seeing every board), board poses, lights,
 colour temperature, table texture, piece colours. Pieces keep their spot while their region does not change
-(``Placer``). After each engine move that changes the table: optionally a frame with a hand and arm over the
-table (``hand_rate``; sometimes held still for 0.35 s, which only the hand test can reject), then the settled
+(``placing.Placer``). After each engine move that changes the table: optionally a frame with a hand and arm over
+the table (``hand_rate``; sometimes held still for 0.35 s, which only the hand test can reject), then the settled
 table twice, 0.15 s and 0.55 s later (the pipeline reads it once it has been still for 300 ms).
 
-Each player's bought progress tiles lie on their village's progress spaces (``progress_tiles``, on by default; a
-Trade's purchase and a tile's use show there too, W-PRG-3/4).
+Each Wendake player's bought progress tiles lie on their village's progress spaces (``progress_tiles``, on by
+default; a Trade's purchase and a tile's use show there too, W-PRG-3/4).
 
-Injected illegal changes (``inject_rate``, kinds in ``INJECT_KINDS``): the illegal table is shown settled, then put
-back to the position before it, then the game goes on. Kinds: ``line`` (an action marker outside any legal line,
-W-LINE-2), ``river`` (a guard moved to a territory it cannot reach in one step: across a river or lake, W-TERM-2 /
-W-MOV), ``guard`` (a PA occupant attacked while its owner has guards there, W-FIGHT-3/4), ``score`` (a score disk
-one step off after a scoring move: ScoreMismatch). Each is checked with the rules engine: it is injected only when
-``rules.check`` rejects it, and the rules it breaks are recorded.
+Injected illegal changes (``inject_rate``, kinds in ``inject_kinds``, by default all of the game's): the illegal
+table is shown settled, then put back to the position before it, then the game goes on (a kind of the game's
+``after_kinds``, Wendake's ``score``, is shown after its move instead and then corrected). Each is checked with the
+rules engine: it is injected only when ``rules.check`` rejects it, and the rules it breaks are recorded. The kinds
+are in each game part's docstring.
 
 A **table** (``family`` "familiar" | "foreign", ``models.synth.families``): the board art, piece shapes,
 materials, light, camera processing, table top and clutter of one look drawn from ``table_seed`` (default: the
@@ -30,7 +34,7 @@ game's seed), so several games can be played on the same table (the foreign-tabl
 Without ``family`` a game is rendered as before families existed, draw for draw.
 
 ``render_games`` renders many games in parallel processes and skips games already rendered with the same options
-(``done.json``), so the set is cached. Game-specific parts come from ``models.synth.wendake``.
+(``done.json``), so the set is cached.
 """
 
 from __future__ import annotations
@@ -41,65 +45,114 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
-from assistant.wendake import moves as M
-from assistant.wendake import rules
-from assistant.wendake.generate import play_random_game
-from assistant.wendake.moves import move_to_json
-from assistant.wendake.setup import new_game
+from assistant.errors import UserError
 from models.synth import effects as fx
+from models.synth import recording_iwari as IP
+from models.synth import recording_wendake as WP
 from models.synth import scene as S
-from models.synth import wendake as WK
 from models.synth.camera import BoardPose, Camera, look_at
 from models.synth.families import Look, draw_look
-from models.synth.pieces import Light, scatter
+from models.synth.pieces import Light
+from models.synth.placing import Placer as Placer
+from models.synth.placing import table_signature as table_signature
+from models.synth.recording_wendake import INJECT_KINDS as INJECT_KINDS
+from models.synth.recording_wendake import NAMES as NAMES
+from models.synth.recording_wendake import illegal_variant as illegal_variant
+from models.synth.recording_wendake import play_game as play_game
+from models.synth.recording_wendake import table_signature_state as table_signature_state
 from models.synth.writer import _json_default
 
 FORMAT = "tablewatch.recording/1"
-INJECT_KINDS = ("line", "river", "guard", "score")
-NAMES = ["Ringo", "Paul", "John", "George"]
 DEFAULT_SIZE = (2304, 1296)
 
 
 @dataclass
 class RecordingOptions:
+    """One recorded game. ``UserError`` for a game, player count, map or injected kind the game does not have."""
+
     players: int = 4
     seed: int = 0
     size: tuple[int, int] = DEFAULT_SIZE
     hand_rate: float = 0.5  # share of table changes preceded by a hand frame
     inject_rate: float = 0.0  # share of eligible moves turned into an injected illegal change first
-    inject_kinds: tuple[str, ...] = INJECT_KINDS
+    inject_kinds: tuple[str, ...] | None = None  # None: every kind of the game (``GamePart.inject_kinds``)
     max_states: int | None = None  # stop after this many rendered table changes (short tests)
     jpeg_quality: int = 92
     noise_sigma: float = 1.5
     # draw the bought progress tiles on the villages (``models.synth.wendake.bought_tiles``), as a real table has them;
-    # off: the recordings made before they were drawn
+    # off: the recordings made before they were drawn (Wendake)
     progress_tiles: bool = True
     family: str | None = None  # "familiar" | "foreign": the table's look from that pool (None: the classic table)
     table_seed: int | None = None  # the table's look from this seed (default: the game's seed); with ``family``
+    game: str = "wendake"  # "wendake" | "iwari"
+    map: str | None = None  # Iwari: the built-in map (None: one drawn from the seed)
+
+    def __post_init__(self) -> None:
+        part = part_for(self.game)
+        if self.players not in part.players:
+            raise UserError(f"{self.game} is recorded for {', '.join(map(str, part.players))} players, not {self.players}.")
+        part.check_options(self)
+        unknown = [k for k in self.inject_kinds or () if k not in part.inject_kinds]
+        if unknown:
+            raise UserError(f"{self.game} has no injected change {unknown[0]!r}; its kinds are {', '.join(part.inject_kinds)}.")
+
+    def kinds(self) -> tuple[str, ...]:
+        """The injected kinds drawn from: ``inject_kinds``, or every kind of the game."""
+        return tuple(self.inject_kinds) if self.inject_kinds is not None else part_for(self.game).inject_kinds
 
     def key(self) -> dict:
+        """The options as ``done.json`` and truth.json keep them; a Wendake game's key has neither ``game`` nor
+        ``map``, so the games cached before Iwari was recorded stay cached."""
         d = dict(self.__dict__)
         d["size"] = list(self.size)
-        d["inject_kinds"] = list(self.inject_kinds)
+        d["inject_kinds"] = list(self.kinds())
         if not self.progress_tiles:  # games rendered without them before the option existed stay cached
             del d["progress_tiles"]
-        for k in ("family", "table_seed"):  # nor do the classic games rendered before families existed
+        for k in ("family", "table_seed", "map"):  # nor do the classic games rendered before families existed
             if d[k] is None:
                 del d[k]
+        if self.game == "wendake":
+            del d["game"]
         return d
 
 
 # ---------------------------------------------------------------------------------------------- games
 
 
-def play_game(players: int, seed: int):
-    """(initial state, moves) of a seeded random game (``assistant.wendake.generate``)."""
-    names = NAMES[:players]
-    _, moves = play_random_game(names, seed=seed)
-    return new_game(names, seed=seed), moves
+class GamePart(Protocol):
+    """What ``render_game`` asks of a game (``recording_wendake.PART``, ``recording_iwari.PART``)."""
+
+    name: str
+    players: tuple[int, ...]  # the player counts it renders
+    inject_kinds: tuple[str, ...]  # its injected illegal changes (``RecordingOptions.inject_kinds`` None: all)
+    after_kinds: tuple[str, ...]  # kinds shown after the move (made, one thing off) rather than instead of it
+
+    def check_options(self, opts) -> None: ...  # ``UserError`` for an option the game does not take
+    def names(self, players: int) -> list[str]: ...  # the players' names
+    def play(self, opts) -> tuple: ...  # (initial state, moves) of the seeded game, every move checked
+    def apply(self, state, move) -> None: ...  # play a move in place, checked
+    def table_for(self, state, rng, opts, setup: bool = False) -> tuple: ...  # (main board, [BoardSpec]) of a state
+    def settle(self, boards) -> None: ...  # after the ``Placer``: pieces that stand on others
+    def extra_colours(self) -> dict: ...  # piece colours the classic palette lacks, {name: BGR}
+    def signature(self, state, opts) -> tuple: ...  # what a camera sees of a state's table
+    def illegal(self, kind: str, before, move, after, rng, opts): ...  # (illegal state, record) or None
+    def move_to_json(self, move) -> dict: ...
+    def folder(self, opts) -> str: ...  # the game's folder name under ``render_games``' root
+    def session(self, initial, opts) -> dict: ...  # session.json
+
+
+PARTS: dict[str, GamePart] = {"wendake": WP.PART, "iwari": IP.PART}
+
+
+def part_for(game: str) -> GamePart:
+    """The game part of ``game``; ``UserError`` naming the known games."""
+    if game not in PARTS:
+        raise UserError(f"no recorded games of {game!r}: the games are {', '.join(PARTS)}.")
+    return PARTS[game]
 
 
 # ---------------------------------------------------------------------------------------------- the fixed table
@@ -146,7 +199,11 @@ def boards_overlap(boards, gap_mm: float = 8.0) -> bool:
     polys = []
     for b in boards:
         w, h = b.layout["size_mm"]
-        polys.append(b.pose.to_table([[-gap_mm, -gap_mm], [w + gap_mm, -gap_mm], [w + gap_mm, h + gap_mm], [-gap_mm, h + gap_mm]]).astype(np.float32))
+        polys.append(
+            b.pose.to_table([[-gap_mm, -gap_mm], [w + gap_mm, -gap_mm], [w + gap_mm, h + gap_mm], [-gap_mm, h + gap_mm]]).astype(
+                np.float32
+            )
+        )
     for i in range(len(polys)):
         for j in range(i + 1, len(polys)):
             area, _ = cv2.intersectConvexConvex(polys[i], polys[j])
@@ -176,7 +233,7 @@ def push_apart(boards, main: str, step_mm: float = 10.0, gap_mm: float = 8.0) ->
             return
         others = [b for b in boards if b.name != main]
         for i, a in enumerate(others):
-            for b in others[i + 1:] + [mb]:
+            for b in others[i + 1 :] + [mb]:
                 if not boards_overlap([a, b], gap_mm):
                     continue
                 far = a if b is mb or np.linalg.norm(middle(a) - centre) >= np.linalg.norm(middle(b) - centre) else b
@@ -187,147 +244,16 @@ def push_apart(boards, main: str, step_mm: float = 10.0, gap_mm: float = 8.0) ->
 
 
 def camera_json(cam) -> dict:
-    return {"format": "tablewatch-camera/1", "image_size": list(cam.size), "camera_matrix": np.round(cam.K, 6).tolist(),
-            "distortion": np.round(cam.dist, 8).tolist(), "rms_px": 0.0, "images_used": 0, "images_given": 0,
-            "pattern": {"kind": "synthetic"}}
-
-
-# ---------------------------------------------------------------------------------------------- persistent pieces
-
-
-def _pkey(p) -> tuple:
-    return (p.region, p.cls, p.colour, p.side)
-
-
-class Placer:
-    """Keeps pieces where they were: a piece of the new position takes the spot of a piece with the same region,
-    class, colour and side in the previous one; new pieces take their fresh spot unless it is too close to a kept
-    piece, in which case another spot in their region is drawn. A tile still in its slot, the same side up,
-    keeps the angle it lay at."""
-
-    def __init__(self, rng, min_mm: float = 12.0):
-        self.rng = rng
-        self.min_mm = min_mm
-        self.prev: dict[str, list] = {}  # board -> pieces
-        self.tiles: dict[tuple, float] = {}  # (board, slot, tile, side) -> the angle it lies at
-
-    def place(self, boards) -> None:
-        for b in boards:
-            for t in b.tiles:
-                t["rotation_deg"] = self.tiles.setdefault((b.name, t["slot"], t["tile"], t["side"]), t["rotation_deg"])
-            old = {}
-            for p in self.prev.get(b.name, []):
-                old.setdefault(_pkey(p), []).append(p)
-            kept, fresh = [], []
-            for p in b.pieces:
-                lst = old.get(_pkey(p))
-                if lst:
-                    q = lst.pop(0)
-                    p.x, p.y, p.rotation_deg = q.x, q.y, q.rotation_deg
-                    kept.append(p)
-                else:
-                    fresh.append(p)
-            regions = {r["id"]: r for r in b.layout["regions"]}
-            for p in fresh:
-                if p.region in regions and p.cls not in ("tribe_disk",) and self._crowded(p, kept):
-                    poly = regions[p.region]["polygon"]
-                    avoid = [r["polygon"] for r in b.layout["regions"] if r.get("parent") == p.region]
-                    for _ in range(20):
-                        spot = scatter(poly, 1, 0.0, self.rng, avoid=avoid, margin=8.0)
-                        if spot:
-                            p.x, p.y = spot[0]
-                        if not self._crowded(p, kept):
-                            break
-                kept.append(p)
-            self.prev[b.name] = list(b.pieces)
-
-    def _crowded(self, p, others) -> bool:
-        return any(math.hypot(p.x - q.x, p.y - q.y) < self.min_mm and abs(p.z0 - q.z0) < 1 for q in others if q is not p)
-
-
-def table_signature(boards) -> tuple:
-    """What the camera can see change: pieces by region (with counts and heights) and printed tiles."""
-    sig = []
-    for b in boards:
-        for p in b.pieces:
-            sig.append((b.name, p.region or "", p.cls, p.colour, p.side or "", p.count, round(p.z0, 1)))
-        for t in b.tiles:
-            sig.append((b.name, t["slot"], "tile", t["tile"], t["side"], 0, 0.0))
-    return tuple(sorted(sig))
-
-
-# ---------------------------------------------------------------------------------------------- illegal changes
-
-
-def _violations(state, move) -> list:
-    try:
-        return list(rules.check(state, move))
-    except Exception:
-        return []
-
-
-def _applied(state, move):
-    s = state.copy()
-    try:
-        rules.apply(s, move, validate=False)
-    except Exception:
-        return None
-    return s
-
-
-def illegal_variant(kind: str, before, move, after, rng, progress_tiles: bool = False):
-    """(illegal table state, record) for an injected change of ``kind`` at this move, or None when it does not fit."""
-    p = before.turn.player if getattr(before, "turn", None) is not None and hasattr(before.turn, "player") else None
-    if kind == "score":
-        changed = [(i, t) for i, (a, b) in enumerate(zip(before.players, after.players)) for t in a.tracks if a.tracks[t] != b.tracks[t]]
-        if not changed:
-            return None
-        i, t = changed[int(rng.integers(0, len(changed)))]
-        bad = after.copy()
-        v = bad.players[i].tracks[t]
-        bad.players[i].tracks[t] = v + 1 if v < 25 else v - 1
-        return bad, {"kind": "score", "rules": ["W-SCR"], "player": i, "track": t, "shown": bad.players[i].tracks[t], "true": v}
-    if kind == "line" and isinstance(move, M.Activate):
-        slots = [(r, c) for r in range(3) for c in range(3) if (r, c) != tuple(move.slot)]
-        rng.shuffle(slots)
-        for s in slots:
-            cand = M.Activate(tuple(s))
-            vs = _violations(before, cand)
-            if any(v.rule.startswith("W-LINE") for v in vs):
-                bad = _applied(before, cand)
-                if bad is not None:
-                    return bad, {"kind": "line", "rules": sorted({v.rule for v in vs}), "move": _mj(cand)}
-        return None
-    if kind in ("river", "guard") and isinstance(move, M.Move) and move.steps:
-        st = move.steps[0]
-        terr = list(before.territories)
-        rng.shuffle(terr)
-        for to in terr:
-            if kind == "river":
-                cand_steps = [M.Step(st.frm, to, "guard")]
-            else:
-                t = before.territories[to]
-                cand_steps = [M.Step(st.frm, to, "attack_pa", pa=i, target=pa.owner) for i, pa in enumerate(t.pas)
-                              if pa.owner is not None and pa.count > 0 and pa.owner != p and t.guards[pa.owner] > 0]
-            for s in cand_steps:
-                cand = M.Move((s,))
-                vs = _violations(before, cand)
-                want = ("W-MOV", "W-TERM") if kind == "river" else ("W-FIGHT",)
-                if vs and all(not v.rule.startswith("W-TURN") for v in vs) and any(v.rule.startswith(want) for v in vs):
-                    bad = _applied(before, cand)
-                    if bad is not None and table_signature_state(bad, progress_tiles) != table_signature_state(before, progress_tiles):
-                        return bad, {"kind": kind, "rules": sorted({v.rule for v in vs}), "move": _mj(cand)}
-        return None
-    return None
-
-
-def _mj(move) -> dict:
-    return move_to_json(move)
-
-
-def table_signature_state(state, progress_tiles: bool = False) -> tuple:
-    _, boards = WK.table_for(state, np.random.default_rng(0), extras=False, progress_tiles=progress_tiles)
-    return table_signature(boards)
+    return {
+        "format": "tablewatch-camera/1",
+        "image_size": list(cam.size),
+        "camera_matrix": np.round(cam.K, 6).tolist(),
+        "distortion": np.round(cam.dist, 8).tolist(),
+        "rms_px": 0.0,
+        "images_used": 0,
+        "images_given": 0,
+        "pattern": {"kind": "synthetic"},
+    }
 
 
 # ---------------------------------------------------------------------------------------------- rendering
@@ -358,7 +284,9 @@ def table_look(opts: RecordingOptions) -> tuple[Look, np.random.Generator] | Non
 
 
 def _setup(initial, opts: RecordingOptions, rng) -> _Look:
-    main, boards = WK.table_for(initial, rng, extras=False)
+    """The fixed table of a game: board poses, the overhead camera, lights, colours, top and light field."""
+    part = part_for(opts.game)
+    main, boards = part.table_for(initial, rng, opts, setup=True)
     for _ in range(ARRANGE_TRIES):  # a table where no board lies on another (the random arrangement allows overlaps)
         S.arrange(boards, main, rng)
         if not boards_overlap(boards):
@@ -368,39 +296,82 @@ def _setup(initial, opts: RecordingOptions, rng) -> _Look:
     cam = overhead_camera(boards, opts.size, rng)
     table = table_look(opts)
     if table is not None:
-        return _setup_look(boards, main, cam, opts, *table)
+        return _with_extra_colours(_setup_look(boards, main, cam, opts, *table), part, table[1])
     n_lights = int(rng.choice([1, 2]))
-    lights = [Light(float(rng.uniform(0, 360)), float(rng.uniform(45, 80)), float(rng.uniform(0.25, 0.5) / math.sqrt(i + 1)),
-                    float(rng.choice([1.0, 3.0, 8.0]))) for i in range(n_lights)]
-    fixed = {"camera": cam, "poses": {b.name: b.pose for b in boards}, "lights": lights, "kelvin": float(rng.uniform(3200, 6000)),
-             "colour_bgr": S.jitter_colours(rng), "table_texture": fx.table_texture(rng)}
+    lights = [
+        Light(
+            float(rng.uniform(0, 360)),
+            float(rng.uniform(45, 80)),
+            float(rng.uniform(0.25, 0.5) / math.sqrt(i + 1)),
+            float(rng.choice([1.0, 3.0, 8.0])),
+        )
+        for i in range(n_lights)
+    ]
+    fixed = {
+        "camera": cam,
+        "poses": {b.name: b.pose for b in boards},
+        "lights": lights,
+        "kelvin": float(rng.uniform(3200, 6000)),
+        "colour_bgr": S.jitter_colours(rng),
+        "table_texture": fx.table_texture(rng),
+    }
     W, H = opts.size
     light = fx.light_field(rng, (H, W), n_lights)
     gains = fx.kelvin_bgr(fixed["kelvin"]) / fx.kelvin_bgr(float(rng.uniform(4500, 5500)))
     mb = next(b for b in boards if b.name == main)
     px = S._jacobian_scale(cam.board_homography(mb.pose), tuple(np.array(mb.layout["size_mm"]) / 2))
-    return _Look(fixed, light, gains / gains.max(), float(rng.uniform(0.9, 1.1)), px, np.array([0.6, 0.8]), main)
+    return _with_extra_colours(
+        _Look(fixed, light, gains / gains.max(), float(rng.uniform(0.9, 1.1)), px, np.array([0.6, 0.8]), main), part, rng
+    )
+
+
+def _with_extra_colours(look: _Look, part: GamePart, rng) -> _Look:
+    """The game's piece colours the palette lacks (Iwari's purple), jittered as the others, drawn last so that a
+    game without them draws as before."""
+    extra = part.extra_colours()
+    if extra:
+        look.fixed["colour_bgr"] = {**look.fixed["colour_bgr"], **S.jitter_colours(rng, extra)}
+    return look
 
 
 def _setup_look(boards, main: str, cam, opts: RecordingOptions, look: Look, trng) -> _Look:
     """The fixed table of a game on a family table: lights, colours, top, light field and JPEG from the table."""
-    fixed = {"camera": cam, "poses": {b.name: b.pose for b in boards}, "lights": look.lights, "kelvin": look.light["kelvin"],
-             "colour_bgr": S.jitter_colours(trng, look.colours), "table_texture": fx.table_texture_for(look.table, trng)}
+    fixed = {
+        "camera": cam,
+        "poses": {b.name: b.pose for b in boards},
+        "lights": look.lights,
+        "kelvin": look.light["kelvin"],
+        "colour_bgr": S.jitter_colours(trng, look.colours),
+        "table_texture": fx.table_texture_for(look.table, trng),
+    }
     W, H = opts.size
     mult = fx.light_multiplier(look.light, trng, (H, W))
     mb = next(b for b in boards if b.name == main)
     px = S._jacobian_scale(cam.board_homography(mb.pose), tuple(np.array(mb.layout["size_mm"]) / 2))
     lo, hi = look.camera["jpeg"]
-    return _Look(fixed, np.ones((H, W), np.float32), np.ones(3), 1.0, px, np.array([0.6, 0.8]), main, look=look, mult=mult,
-                 jpeg_quality=int(trng.integers(max(lo, 70), max(hi, 72))))
+    return _Look(
+        fixed,
+        np.ones((H, W), np.float32),
+        np.ones(3),
+        1.0,
+        px,
+        np.array([0.6, 0.8]),
+        main,
+        look=look,
+        mult=mult,
+        jpeg_quality=int(trng.integers(max(lo, 70), max(hi, 72))),
+    )
 
 
 def _render_state(state, look: _Look, placer: Placer, opts: RecordingOptions, k: int):
-    main, boards = WK.table_for(state, np.random.default_rng([opts.seed, k, 7]), extras=False,
-                                progress_tiles=opts.progress_tiles)
+    """(image before the camera's noise, boards) of table state number ``k``, pieces kept in their spots."""
+    part = part_for(opts.game)
+    main, boards = part.table_for(state, np.random.default_rng([opts.seed, k, 7]), opts)
     placer.place(boards)
-    out = S.render(boards, main, np.random.default_rng([opts.seed, 99]), opts.size, 1.0, effects_on=False, fixed=look.fixed,
-                   look=look.look)
+    part.settle(boards)
+    out = S.render(
+        boards, main, np.random.default_rng([opts.seed, 99]), opts.size, 1.0, effects_on=False, fixed=look.fixed, look=look.look
+    )
     if look.mult is not None:
         return fx.apply_multiplier(out["image"], look.mult), boards
     img = fx.apply_light(out["image"], look.light, look.gains, look.exposure)
@@ -438,7 +409,8 @@ def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    initial, moves = play_game(opts.players, opts.seed)
+    part = part_for(opts.game)
+    initial, moves = part.play(opts)
     rng = np.random.default_rng([opts.seed, opts.players, 0x6A3E])
     look = _setup(initial, opts, rng)
     placer = Placer(np.random.default_rng([opts.seed, 11]))
@@ -475,25 +447,25 @@ def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
     state = initial.copy()
     first = show(state, False)
     steps.append({"frame": first, "moves": [], "injected": None})
-    shown_sig = table_signature_state(state, opts.progress_tiles)
+    shown_sig = part.signature(state, opts)
     pending: list[int] = []
 
     for i, move in enumerate(moves):
         before = state.copy()
-        rules.apply(state, move)
+        part.apply(state, move)
         pending.append(i)
-        sig = table_signature_state(state, opts.progress_tiles)
+        sig = part.signature(state, opts)
         if sig == shown_sig:
             continue
         if opts.inject_rate > 0 and rng.random() < opts.inject_rate and len(pending) == 1:
-            kinds = list(opts.inject_kinds)
+            kinds = list(opts.kinds())
             rng.shuffle(kinds)
             for kind in kinds:
-                got = illegal_variant(kind, before, move, state, rng, opts.progress_tiles)
+                got = part.illegal(kind, before, move, state, rng, opts)
                 if got is None:
                     continue
                 bad, rec = got
-                if kind == "score":  # the move is made, with a wrong score step; then the disk is corrected
+                if kind in part.after_kinds:  # the move is made, with a wrong score step; then the disk is corrected
                     f = show(bad, rng.random() < opts.hand_rate)
                     rec.update({"frame": f, "after_move": i})
                     injected.append(rec)
@@ -522,13 +494,19 @@ def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
             fh.write(f"{idx},{when},{name}\n")
     cam = look.fixed["camera"]
     (out / "camera.json").write_text(json.dumps(camera_json(cam), indent=1), encoding="utf-8")
-    layouts = sorted(WK.layouts(opts.players))
-    session = {"format": "tablewatch.replay-session/1", "game": "wendake", "players": NAMES[:opts.players], "seed": opts.seed,
-               "initial": initial.to_json(), "layouts": layouts, "camera": "camera.json"}
+    session = part.session(initial, opts)
     (out / "session.json").write_text(json.dumps(session, default=_json_default), encoding="utf-8")
-    truth = {"format": FORMAT, "options": opts.key(), "players": NAMES[:opts.players], "seed": opts.seed,
-             "moves": [move_to_json(m) for m in moves[:last_move + 1]], "complete": last_move == len(moves) - 1,
-             "frames": len(frames), "steps": steps, "injected": injected}
+    truth = {
+        "format": FORMAT,
+        "options": opts.key(),
+        "players": part.names(opts.players),
+        "seed": opts.seed,
+        "moves": [part.move_to_json(m) for m in moves[: last_move + 1]],
+        "complete": last_move == len(moves) - 1,
+        "frames": len(frames),
+        "steps": steps,
+        "injected": injected,
+    }
     if look.look is not None:
         truth["look"] = look.look.to_json()
     (out / "truth.json").write_text(json.dumps(truth, default=_json_default), encoding="utf-8")
@@ -537,6 +515,7 @@ def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
 
 
 def is_done(out: Path, opts: RecordingOptions) -> bool:
+    """Whether ``out`` holds the game rendered with these very options (its ``done.json``)."""
     try:
         return json.loads((Path(out) / "done.json").read_text(encoding="utf-8"))["options"] == opts.key()
     except (OSError, ValueError, KeyError):
@@ -554,19 +533,25 @@ def _work(args):
     return str(out), time.perf_counter() - t0
 
 
-def game_options(n_games: int, base_seed: int = 1, players: int | None = None, **kw) -> list[RecordingOptions]:
-    """The end-to-end set: games cycling through 2, 3 and 4 players (or all of ``players``), seeds base_seed,
-    base_seed + 1, ..."""
-    return [RecordingOptions(players=players or (2, 3, 4)[i % 3], seed=base_seed + i, **kw) for i in range(n_games)]
+def game_options(
+    n_games: int, base_seed: int = 1, players: int | None = None, game: str = "wendake", **kw
+) -> list[RecordingOptions]:
+    """The end-to-end set of ``game``: games cycling through its player counts (Wendake 2, 3 and 4; Iwari 2 to 5),
+    or all of ``players``, seeds base_seed, base_seed + 1, ..."""
+    counts = part_for(game).players
+    return [
+        RecordingOptions(players=players or counts[i % len(counts)], seed=base_seed + i, game=game, **kw) for i in range(n_games)
+    ]
 
 
 def render_games(root: Path, options: list[RecordingOptions], workers: int = 1, progress: bool = True) -> list[Path]:
-    """Render (or reuse, when already rendered with the same options) one folder per game under ``root``."""
+    """Render (or reuse, when already rendered with the same options) one folder per game under ``root``: Wendake's
+    ``game_<players>p_s<seed>``, Iwari's ``iwari_[<map>_]<players>p_s<seed>`` (``GamePart.folder``)."""
     import sys
 
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
-    jobs = [(str(root / f"game_{o.players}p_s{o.seed}"), o) for o in options]
+    jobs = [(str(root / part_for(o.game).folder(o)), o) for o in options]
     done = []
     if workers > 1:
         import multiprocessing as mp
