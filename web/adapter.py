@@ -13,7 +13,7 @@ The page's snapshot (``snapshot``)::
                   "is_current", "is_leader", "turn_position"}],
      "alerts": [{"rule", "rules", "message", "fix", "fix_lines", "boards", "kind", "candidates": [{"index", "text"}],
                  "pictures": [{"board", "regions"}]}],
-     "log": [{"index", "text", "player", "year", "changes": {track: +n}, "kind"}],
+     "log": [{"index", "text", "player", "year", "label", "changes": {track: +n}, "kind"}],
      "results": None | {...the game's results}, "score_by_year": {name: [score after year 1, 2, ...]},
      "raw": <the session's own snapshot>, "options": [...], "options_changed": n, "ghost": None | {...}}
 
@@ -152,6 +152,16 @@ def _name_of(value, names: list[str]):
     return str(value)
 
 
+def _round_label(entry: dict) -> str | None:
+    """A log entry's short tag for its year: the game's own (``round_label``, Iwari's "R3"), else "Y3"; None
+    without a year."""
+    label = _first(entry, "round_label")
+    if label is not None:
+        return str(label)
+    year = _first(entry, "year")
+    return f"Y{year}" if year else None
+
+
 def _changes(entry: dict) -> dict:
     ch = _first(entry, "score_changes", "changes", "scores", "delta", default={})
     if isinstance(ch, dict):
@@ -261,6 +271,7 @@ def snapshot(session) -> dict:
             "text": str(_first(e, "text", "description", "describe", default=_first(e, "type", default="move"))),
             "player": _first(e, "name") or _name_of(_first(e, "player"), names),
             "year": _first(e, "year"),
+            "label": _round_label(e),
             "changes": _changes(e),
             "kind": _first(e, "kind", default="move"),
         })

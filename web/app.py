@@ -4,7 +4,7 @@ Pages (open to anyone on the LAN): ``/`` scoreboard, ``/log`` move log, ``/board
 final results, ``/setup`` setup wizard, ``/trace`` layout tracer. Live data: ``/events`` (SSE, see web.hub;
 capped per client and in all, a refused stream gets 429/503 with ``Retry-After`` and a one-line JSON reason),
 ``/api/view`` (the live parts as the stream's ``view`` message: what a refused page polls), ``/api/snapshot``
-(the page's snapshot as JSON, web.adapter), ``/board.jpg`` (the latest board image).
+(the page's snapshot as JSON, web.adapter, the game's own part kept as ``raw``), ``/board.jpg`` (the latest board image).
 
 Changing anything is a POST that needs the PIN (``/api/unlock``) and the CSRF token (header ``X-CSRF-Token``):
 ``/api/undo``, ``/api/correct``, ``/api/confirm``, ``/api/tablet/<action>`` (a tap the game turns into moves:
@@ -204,7 +204,8 @@ def create_app(session, config: dict | None = None) -> Flask:
     @app.get("/api/snapshot")
     def api_snapshot():
         snap = tw.with_learning(adapter.snapshot(tw.session))
-        return jsonify({k: v for k, v in snap.items() if k != "raw"} | {"seq": tw.hub.seq, "epoch": tw.hub.epoch})
+        # ``raw`` stays: a game's figures the page's snapshot does not normalise (Iwari's scorings, deck, display)
+        return jsonify(snap | {"seq": tw.hub.seq, "epoch": tw.hub.epoch})
 
     @app.get("/api/whoami")
     def whoami():

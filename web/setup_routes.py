@@ -91,6 +91,7 @@ def setup_page():
     opts = game.setup_options()
     snap = adapter.snapshot(current_app.extensions["tablewatch"].session)
     return render_template("setup.html", title="Setup", v=snap, game=game, options=opts, colours=opts["colours"],
+                           spots=len(_colour_spots()),
                            games=[(name, games.get(name).title) for name in games.names()],
                            tribes=opts.get("tribes", {}), pairings=opts.get("pairings", {}),
                            roles=list(opts["boards"]), layouts=available_layouts(), chosen=read_setup().get("boards", {}),
@@ -199,6 +200,11 @@ def camera_check():
 
 
 # ---- 3. colours ------------------------------------------------------------------------------------------
+def _colour_spots() -> list[dict]:
+    """The colour card's spots (``colour-card`` layout), one piece colour learned on each."""
+    return [r for r in layout.load_builtin("colour-card")["regions"] if r["kind"] == "colour_spot"]
+
+
 @bp.post("/api/setup/colours")
 def colours():
     frame = _upload_frame("photo") if "photo" in request.files else _camera_frame()
@@ -209,7 +215,7 @@ def colours():
     if not loc.found:
         raise UserError("the colour card was not found in the picture: " + " ".join(loc.warnings))
     known = the_game(request.values.get("game")).setup_options()["colours"]
-    names = request.values.getlist("colour") or list(known)
+    names = request.values.getlist("colour") or list(known)[: len(_colour_spots())]
     ed_colours = set(known)
     if any(n not in ed_colours for n in names):
         raise UserError(f"colours must be among {', '.join(sorted(ed_colours))}.")

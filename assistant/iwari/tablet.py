@@ -9,7 +9,7 @@ scoring, ``next_scoring``: "half journey" or "end", ``deck_text`` in words), wha
 (``scoring_now``) and the breakdown of each scoring made (``half_scoring``, ``final_scoring``), both as
 ``assistant.iwari.scoreboard.breakdown`` gives them (per territory and per connection: who holds each majority and
 what it is worth), ``results`` once over (``scoreboard.results``) and one entry per move (text and score change per
-tribe colour).
+tribe colour; ``round_label`` "R3", the move log's tag for round 3).
 """
 
 from __future__ import annotations
@@ -142,6 +142,7 @@ def _move_log(initial: State, moves: list, edits: dict) -> tuple[list[dict], Sta
                 "index": k,
                 "seq": None,
                 "year": before.year,
+                "round_label": f"R{before.year}",  # the tablet's log tag: Iwari plays rounds, not years
                 "player": before.current,
                 "name": before.players[before.current].name,
                 "text": describe(before, m, st),

@@ -30,8 +30,9 @@ Contract (``state`` and ``move`` are the game's own objects):
   ``announce(tracker)``, ``feed(tracker, observation)`` -> events and ``forget()``; None when nobody plays itself;
 - tablet: ``snapshot(initial, moves, edits, state)`` (the game's part of the session's snapshot for the line of
   ``moves`` with ``edits`` {move index: [edit]} from ``initial`` to ``state``; its ``moves`` list has one entry
-  per move, ``seq`` None), ``alert_words(state, alert)`` (``{"rules", "message", "fix", "fix_lines", "boards"}``:
-  an alert, ``{"kind", "rule", "message", "fix", "put_back"}``, in the players' words) and
+  per move, ``seq`` None, and may give each a ``round_label``, the move log's short tag for its ``year`` in the
+  game's own unit: Iwari's "R3"; without one the tablet shows "Y3"), ``alert_words(state, alert)``
+  (``{"rules", "message", "fix", "fix_lines", "boards"}``: an alert, ``{"kind", "rule", "message", "fix", "put_back"}``, in the players' words) and
   ``tablet_moves(state, action, payload)`` (the moves, as JSON, a tap on the tablet enters; ``UserError`` when
   it does not fit);
 - set-up: ``setup_options()`` (the choices the set-up wizard offers: ``player_counts``, ``colours``, ``boards``
