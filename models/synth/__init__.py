@@ -10,9 +10,12 @@ The package renders seeded random game positions as camera images with exact gro
 | ``families.py`` | the families (board art, piece shapes, materials, light, camera, table top), their familiar and foreign (held-out) pools, a table's ``Look`` |
 | ``art.py`` | board art by family: the layout's geometry drawn with another palette, texture, lettering, decoration and varnish |
 | ``scene.py`` | one scene: boards + pieces -> camera image, rectified board view and the label dict |
-| ``wendake.py`` | the only Wendake-specific part: a random game position -> boards and pieces on the layouts |
-| ``iwari.py`` | the only Iwari-specific part: a random game position -> tents, totem stacks and cards on the layouts |
+| ``wendake.py`` | Wendake's part of a scene: a random game position -> boards and pieces on the layouts |
+| ``iwari.py`` | Iwari's part of a scene: a random game position -> tents, totem stacks and cards on the layouts |
 | ``writer.py`` | the data-set writer: scene files, manifest, progress bar, worker processes |
+| ``recording.py`` | whole recorded games as camera-frame folders (the end-to-end set), for any game with a part below |
+| ``placing.py`` | what stays put between a recorded game's frames (``Placer``), and the table signature |
+| ``recording_wendake.py``, ``recording_iwari.py`` | a game's part of a recorded game: its seeded game, boards, injected illegal changes |
 
 The label format is documented in docs/synth.md. Runtime code uses numpy, OpenCV and the stdlib only.
 """
