@@ -35,11 +35,11 @@ def test_a_card_face_read_maps_to_the_card_key():
     assert observer.shown_card({key: "forest"}, 2) == (("card:forest", 1),)
     assert observer.shown_card({key: None}, 2) == ()  # read empty
     assert observer.shown_card({}, 2) is None  # not read
-    # the perfect camera's two forms of a slot agree
+    # the perfect camera shows each slot's card
     state = new_game(["Ann", "Bo"], seed=1)
     readings = observer.expected_readings(state)
     for slot in range(1, len(state.display) + 1):
-        assert observer.shown_card(readings, slot) == readings[f"iwari-display/slot.{slot}"]
+        assert observer.shown_card(readings, slot) == observer.card(state.display[slot - 1])
 
 
 # ---- the tile reader reads the card display ------------------------------------------------------------------------
