@@ -16,7 +16,7 @@ import random
 import pytest
 
 from assistant.apps.cli import main
-from assistant.apps.replay import LOOKS_FILE, evaluate, make_session, read_session_file, score_game
+from assistant.apps.replay import LOOKS_FILE, evaluate, look_checks, make_session, read_session_file, reading_report, score_game
 from assistant.errors import UserError
 from assistant.iwari import moves as IM
 from assistant.iwari.maps import COLOURS
@@ -294,6 +294,13 @@ def test_a_perfect_camera_iwari_game_against_a_truth_with_a_tent_elsewhere_is_no
     (tmp_path / "g" / "truth.json").write_text(json.dumps(truth))
     game = evaluate([tmp_path / "g"], tracker_only=True)["per_game"][0]
     assert not game["log_equal"] and game["turns_exact"] == game["turns"] - 1
+
+
+def test_the_camera_sides_report_says_in_one_line_that_it_reads_wendake_games_only(tmp_path):
+    perfect_recording(tmp_path / "g", IWARI, 2, 1, limit=20)
+    for report in (reading_report, look_checks):
+        with pytest.raises(UserError, match="holds a game of Iwari: the camera side's report .* reads Wendake games only"):
+            report(tmp_path / "g")
 
 
 # ---- the command line --------------------------------------------------------------------------------------------

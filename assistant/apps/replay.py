@@ -518,8 +518,8 @@ def _truth_states(folder: Path):
     meta = read_session_file(folder)
     if session_game(meta) != "wendake":  # the report weighs Wendake's score stacks (reading_agrees)
         raise UserError(
-            f"{folder} is a {session_game(meta)} game: the camera side's report against the truth reads Wendake "
-            "games only so far; use tablewatch e2e for its figures."
+            f"{folder} holds a game of {games.get(session_game(meta)).title}: the camera side's report against the truth "
+            "reads Wendake games only so far; use tablewatch e2e for its figures."
         )
     truth = json.loads((folder / "truth.json").read_text(encoding="utf-8"))
     state = State.from_json(meta["initial"])
