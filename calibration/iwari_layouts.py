@@ -62,7 +62,11 @@ DEFAULT_DISPLAY_SIZE = 5  # used only when the edition file gives none
 
 PIECE_CLASSES = {"tent_space": ["tent"], "totem_circle": ["totem"], "feat_space": ["feat"], "connection": ["feat"]}
 MAP_KINDS = ["tent_space", "totem_circle", "feat_space", "connection"]
-DISPLAY_KINDS = ["display_slot", "play_area"]
+DISPLAY_KINDS = ["display_slot", "play_space"]
+# A turn's cards lie face up each on a play space of its own, printed like a display slot and read the same way
+# (tile-face). A regular move plays up to 3 cards (I-TURN-1, MAX_CARDS in assistant/iwari/board.py); one space more
+# lets a fourth card, paid beyond the three (an illegal move the tracker must see), lie on a space of its own too.
+PLAY_SPACES = 4
 
 SCHEMATIC_NOTE = (
     "SCHEMATIC: Tablewatch's own stand-in for the Iwari {what}. The real map's territories, tent spaces, paths, totem "
@@ -74,9 +78,10 @@ SCHEMATIC_NOTE = (
 )
 DISPLAY_NOTE = (
     "SCHEMATIC: Tablewatch's card display for Iwari. {n} face-up display slots (display size: {size_source}), the "
-    "deck, the discard pile, and the play area where a turn's cards lie face up until the turn ends (edition "
-    "'discard', I-NIT-7). The card size ({cw:g} x {ch:g} mm) is not in the text: a common card size. Each slot "
-    "is read as a printed face (tile-face) for the five card colours: {colours}."
+    "deck, the discard pile, and the play area: {k} play spaces where a turn's cards lie face up, one card on each, "
+    "on any spaces in any order, until the turn ends (edition 'discard', I-NIT-7; a regular move plays up to 3 "
+    "cards, I-TURN-1). The card size ({cw:g} x {ch:g} mm) is not in the text: a common card size. Each display "
+    "slot and play space is read as a printed face (tile-face) for the five card colours: {colours}."
 )
 
 
@@ -491,8 +496,8 @@ def map_layout(name: str, topo: dict | None = None) -> dict:
 
 
 def display_layout(size: int | None = None) -> dict:
-    """The card display board: ``size`` display slots (default: the edition's display size), the deck, the
-    discard pile and the play area."""
+    """The card display board: ``size`` display slots (default: the edition's display size) after the deck, and
+    below them the discard pile and the ``PLAY_SPACES`` play spaces, all at the slots' size and pitch."""
     board = "iwari-display"
     n, size_source = display_size()
     if size is not None:
@@ -500,7 +505,7 @@ def display_layout(size: int | None = None) -> dict:
     sw, sh = SLOT_MM
     gap = 8.0
     margin = 45.0
-    cols = n + 1  # the deck, then the slots
+    cols = max(n, PLAY_SPACES) + 1  # the deck, then the slots; the discard pile, then the play spaces
     w = 2 * margin + cols * sw + (cols - 1) * gap
     h = 2 * margin + 2 * sh + gap
     out = {
@@ -509,7 +514,9 @@ def display_layout(size: int | None = None) -> dict:
         "title": "Iwari card display (SCHEMATIC)",
         "game": "iwari",
         "schematic": True,
-        "notes": DISPLAY_NOTE.format(n=n, size_source=size_source, cw=CARD_MM[0], ch=CARD_MM[1], colours=", ".join(COLOURS)),
+        "notes": DISPLAY_NOTE.format(
+            n=n, size_source=size_source, k=PLAY_SPACES, cw=CARD_MM[0], ch=CARD_MM[1], colours=", ".join(COLOURS)
+        ),
         "size_mm": [w, h],
         "extra_kinds": DISPLAY_KINDS,
         "markers": edge_markers(board, w, h, SMALL_MARKER_MM, 22.0, mids=False),
@@ -544,15 +551,16 @@ def display_layout(size: int | None = None) -> dict:
             "attributes": {"name": "discard"},
         }
     )
-    regions.append(
-        {
-            "id": "played",
-            "kind": "play_area",
-            "label": "played this turn",
-            "polygon": rect(margin + sw + gap, y2, w - 2 * margin - sw - gap, sh),
-            "attributes": {"pieces": ["card"], "reading": "count"},
-        }
-    )
+    for i in range(PLAY_SPACES):
+        regions.append(
+            {
+                "id": f"played.{i + 1}",
+                "kind": "play_space",
+                "label": f"played {i + 1}",
+                "polygon": rect(margin + (i + 1) * (sw + gap), y2, sw, sh),
+                "attributes": {"index": i + 1, "pieces": ["card"], "reading": "tile-face", "capacity": 1},
+            }
+        )
     out["regions"] = regions
     return out
 

@@ -99,9 +99,11 @@ def test_the_display_board_has_the_editions_display():
     assert set(slots) == {f"slot.{i}" for i in range(1, n + 1)}
     assert all(r["attributes"]["reading"] == "tile-face" for r in slots.values())
     assert {r["id"] for r in lay["regions"] if r["kind"] == "card_space"} == {"deck", "discard"}
-    assert set(_of_kind(lay, "play_area")) == {"played"}
-    # each slot holds a whole card
-    for r in slots.values():
+    spaces = _of_kind(lay, "play_space")
+    assert set(spaces) == {f"played.{i}" for i in range(1, I.PLAY_SPACES + 1)}
+    assert all(r["attributes"]["reading"] == "tile-face" and r["attributes"]["capacity"] == 1 for r in spaces.values())
+    # each slot and each play space holds a whole card
+    for r in [*slots.values(), *spaces.values()]:
         (x0, y0), (x1, y1) = r["polygon"][0], r["polygon"][2]
         assert x1 - x0 > I.CARD_MM[0] and y1 - y0 > I.CARD_MM[1]
     assert "slot.7" in _of_kind(I.display_layout(size=7), "display_slot")
@@ -115,6 +117,9 @@ def test_every_region_the_game_reads_is_on_a_board(name, feats):
     keys = list(observer.expected_readings(state))
     for key in keys:
         board, region, _ = split_reading_key(key)
+        if key == observer.PLAYED:  # the play area: the play spaces' reads together (observer.played_readings)
+            assert {r for r, reg in boards[board].items() if reg["kind"] == "play_space"} == set(observer.play_spaces())
+            continue
         assert region in boards[board], f"{key} has no region on {board}"
     # with feats on, every feat space and every connection band is read
     read = {split_reading_key(k)[1] for k in keys}

@@ -63,6 +63,7 @@ def test_the_tile_reader_reads_display_slots_against_the_card_gallery():
         "slot.2": None,
         "slot.3": "glaciers",
         "slot.4": "tundra",
+        **{f"played.{i}": None for i in range(1, I.PLAY_SPACES + 1)},  # the bare play spaces
     }
 
 

@@ -42,8 +42,13 @@ PROGRESS_GALLERY = "wendake-schematic-progress"
 IWARI_CARDS_GALLERY = "iwari-cards"
 # the region kinds read as tiles, each against a gallery of its own: the village grid's tile slots, the progress
 # spaces where a player's bought progress tiles lie (W-PRG-4; face down once used this year, W-PRG-3), and the
-# card display's slots, each showing a printed card face read as its colour name (docs/layouts.md)
-TILE_KINDS = {"tile_slot": DEFAULT_GALLERY, "progress_space": PROGRESS_GALLERY, "display_slot": IWARI_CARDS_GALLERY}
+# card display's slots and play spaces, each showing a printed card face read as its colour name (docs/layouts.md)
+TILE_KINDS = {
+    "tile_slot": DEFAULT_GALLERY,
+    "progress_space": PROGRESS_GALLERY,
+    "display_slot": IWARI_CARDS_GALLERY,
+    "play_space": IWARI_CARDS_GALLERY,
+}
 PATCH = 40
 CHROMA_GRID = 4
 CHROMA_WEIGHT = 0.6

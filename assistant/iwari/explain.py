@@ -35,6 +35,7 @@ from assistant.iwari.observer import (
     colours_in,
     expected_readings,
     map_board,
+    played_readings,
     shown_card,
     slot_key,
 )
@@ -66,7 +67,9 @@ class IwariExplainer:
 
     # ---- the game's moves, as the core plays them ------------------------------------------------------------
     def readings(self, readings: dict) -> dict:
-        return readings
+        """An observation's readings as weighed: the play spaces together, as the ``played`` count of the turn's
+        cards (``observer.played_readings``); a ``played`` reading the look already gives is kept as it is."""
+        return {**played_readings(readings), **readings}
 
     def apply(self, state: State, move, validate: bool = True) -> None:
         rules.apply(state, move, validate=validate)

@@ -13,9 +13,13 @@ Boards and readings (every region below is read; an empty region reads as the em
   colour name of the face-up card there (``"forest"``), or None once the slot stays empty (I-END-2); region kind
   ``tile-face``, weighed as the core weighs every tile face (``IwariExplainer.tile_evidence_cap``). The explainer
   reads it through ``shown_card``, which maps such a read to the card key the rest of the game counts in
-  (``card:<colour>``). ``played`` -> the cards the turn played or swapped, face up in the play area until the turn
-  ends (edition ``discard``, I-NIT-7), ``card:<colour>`` counted. A display slot's own region (``slot.N``, no
-  ``#tile``) is not expected: a card is no piece, and a reading there costs nothing.
+  (``card:<colour>``). ``played`` -> the cards the turn played or swapped (I-TURN-6, I-TURN-8), face up in the
+  play area until the turn ends (edition ``discard``, I-NIT-7), ``card:<colour>`` counted. The camera reads no
+  ``played`` region: the play area is the play spaces ``played.1`` ... ``played.K`` (one card each, printed faces
+  read as the display slots are: ``played.N#tile`` -> a colour name or None), and ``played_readings`` makes the
+  ``played`` count of a look's space reads. The players may lay the cards on any spaces in any order, so the
+  per-space keys are not expected. A display slot's or play space's own region (``slot.N``, ``played.N``, no
+  ``#tile``) is not expected either: a card is no piece, and a reading there costs nothing.
 
 Never read: hands, the deck, the discard pile (hidden or face down), the score track (the tablet shows the
 scores the engine computes).
@@ -23,11 +27,14 @@ scores the engine computes).
 
 from __future__ import annotations
 
+from assistant.errors import UserError
 from assistant.iwari.state import State
-from assistant.table.observation import Pieces, pieces
+from assistant.table.observation import Pieces, Reading, pieces
+from calibration.builtin import region_ids
 
 DISPLAY_BOARD = "iwari-display"
 PLAYED = f"{DISPLAY_BOARD}/played"
+PLAY_SPACE = "played."  # region prefix of a play space, where one card the turn played lies
 TOTEM = "totem."  # region prefix of a totem circle
 FEAT = "feat."  # region prefix of a territory's feats
 CONNECTION = "connection."  # region prefix of a connection's band, where its feats lie
@@ -61,6 +68,44 @@ def shown_card(by_key: dict, slot: int):
     return () if colour is None else card(colour)
 
 
+def play_spaces() -> list[str]:
+    """The play-space region ids of the card display layout (``played.1`` ...), in order; none when the layout
+    cannot be loaded."""
+    if DISPLAY_BOARD not in _PLAY_SPACES:
+        try:
+            ids = region_ids(DISPLAY_BOARD)
+        except (UserError, OSError, KeyError, TypeError):
+            ids = set()
+        spaces = [r for r in ids if r.startswith(PLAY_SPACE) and r[len(PLAY_SPACE) :].isdigit()]
+        _PLAY_SPACES[DISPLAY_BOARD] = sorted(spaces, key=lambda r: int(r[len(PLAY_SPACE) :]))
+    return _PLAY_SPACES[DISPLAY_BOARD]
+
+
+_PLAY_SPACES: dict[str, list[str]] = {}
+
+
+def play_space_key(space: int) -> str:
+    """The reading key of play space ``space`` (1-based)'s printed face: ``iwari-display/played.1#tile``."""
+    return f"{DISPLAY_BOARD}/{PLAY_SPACE}{space}{TILE}"
+
+
+def played_readings(readings: dict[str, Reading]) -> dict[str, Reading]:
+    """The ``played`` reading (the turn's cards, ``card:<colour>`` counted) made of a look's play-space reads
+    (``played.N#tile``: a colour name, or None for a bare space), whatever spaces the cards lie on; its confidence
+    the lowest of the spaces'. None of it unless every play space was read (a hand over one leaves the count
+    unknown)."""
+    spaces = play_spaces()
+    keys = [f"{DISPLAY_BOARD}/{s}{TILE}" for s in spaces]
+    if not keys or any(k not in readings for k in keys):
+        return {}
+    counts: dict[str, int] = {}
+    for k in keys:
+        colour = readings[k].value
+        if colour is not None:
+            counts["card:" + colour] = counts.get("card:" + colour, 0) + 1
+    return {PLAYED: Reading(pieces(counts), min(readings[k].confidence for k in keys))}
+
+
 def expected_readings(state: State) -> dict[str, Pieces]:
     mb = map_board(state)
     tribes = state.tribes
@@ -92,8 +137,8 @@ def expected_readings(state: State) -> dict[str, Pieces]:
 
 
 def region_kind(key: str) -> str:
-    """How a camera reads the region at ``key``: a totem circle shows the top of its stack, a display slot's
-    ``#tile`` key is a printed card face, every other region is counted."""
+    """How a camera reads the region at ``key``: a totem circle shows the top of its stack, a display slot's or a
+    play space's ``#tile`` key is a printed card face, every other region is counted."""
     region = key.partition("/")[2]
     if region.startswith(TOTEM):
         return "top-of-stack"
