@@ -52,7 +52,7 @@ def test_labels_are_tents_and_totems_in_the_tribe_colours(scenes):
 
 def test_ground_truth_matches_the_engine_state(scenes):
     """A tent on each occupied tent space, each territory's stack bottom first, each totem standing on the one
-    below; the display's cards face up in their slots, the played cards in the play area, the piles face down."""
+    below; the display's cards face up in their slots, the played cards on the play spaces, the piles face down."""
     for sc in scenes:
         state = sc["state"]
         board = f"iwari-{state.map.name}"
@@ -70,7 +70,9 @@ def test_ground_truth_matches_the_engine_state(scenes):
         display = next(b for b in sc["labels"]["boards"] if b["board"] == "iwari-display")
         faces = {t["slot"]: t["card"] for t in display["tiles"] if t["slot"].startswith("slot.")}
         assert faces == {f"slot.{i}": c for i, c in enumerate(state.display, 1) if c is not None}
-        assert sorted(t["card"] for t in display["tiles"] if t["slot"] == "played") == sorted(state.played)
+        played = [t for t in display["tiles"] if t["slot"].startswith("played.")]
+        assert sorted(t["card"] for t in played) == sorted(state.played)
+        assert len({t["slot"] for t in played}) == len(played)  # one card a play space
         piles = {t["slot"] for t in display["tiles"] if t["card"] is None}
         assert piles == {p for p, held in (("deck", state.deck), ("discard", state.discard)) if held}
 

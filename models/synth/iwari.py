@@ -5,7 +5,8 @@ the rules) on a map drawn at random and stops at a random move; ``table_for`` tu
 the map board (``iwari-<map>``) with a tent on each occupied tent space and each territory's totem stack on its
 totem circle (one label per totem, bottom first, each standing on the one below: the top shows from above, the
 stack's height from the side), and the card display (``iwari-display``) with the display's cards face up in their
-slots, the turn's played cards face up in the play area and the deck and discard pile face down. Piece colours are
+slots, the turn's played cards face up on the play spaces (``played.1`` ...), one card a space, and the deck and
+discard pile face down. Piece colours are
 the tribe colours (the edition's ``tribe_colours``); the ones the classic palette lacks are in ``TRIBE_BGR``.
 Everything else (drawing, camera, families, labels) is game-neutral, as for Wendake.
 """
@@ -28,7 +29,7 @@ from models.synth.scene import BoardSpec
 CLASSES = ("tent", "totem")  # the detector's Iwari piece classes (a feat token is not drawn: feats stay off)
 TRIBE_BGR = {"purple": (135, 45, 120)}  # tribe colours PLAYER_BGR lacks (the fifth tribe), BGR
 DISPLAY = "iwari-display"
-PLAYED_STEP_MM = 72.0  # the played cards lie side by side in the play area, this far apart
+OVERFLOW_MM = 12.0  # a card beyond the play spaces lies on the last one, this much further right than the one below
 NAMES = ("Aponi", "Bly", "Chayton", "Dyani", "Elu")
 
 
@@ -88,8 +89,9 @@ def _rot(rng) -> float:
 def table_for(state, rng: np.random.Generator, extras: bool = True, played_in_order: bool = False):
     """(main board name, [BoardSpec...]) for an Iwari state: the map (main) and the card display. ``extras``: now
     and then a few pieces from a tribe's supply lie beside the map (``extra``: not on the map, region None).
-    ``played_in_order``: the n-th card played lies at the n-th place of the play area (``played_offset``), as in a
-    recorded game where a card put down stays where it lies; otherwise the played cards lie centred."""
+    ``played_in_order``: the n-th card played lies on the n-th play space, as in a recorded game where a card put
+    down stays where it lies; otherwise the played cards lie on play spaces drawn at random (the players may use
+    any). A card beyond the play spaces overlaps the last one (``play_spaces_for``)."""
     map_board = f"iwari-{state.map.name}"
     lay = layouts(state.map.name)
     R = {r["id"]: r for r in lay[map_board]["regions"]}
@@ -121,9 +123,9 @@ def table_for(state, rng: np.random.Generator, extras: bool = True, played_in_or
     for slot, colour in enumerate(state.display, 1):
         if colour is not None:
             cards.append(_card(f"slot.{slot}", colour, rng))
-    for i, colour in enumerate(state.played):
-        at = played_offset(i) if played_in_order else (i - (len(state.played) - 1) / 2) * PLAYED_STEP_MM
-        cards.append(_card("played", colour, rng, (at, 0.0)))
+    spaces = play_spaces_for(len(state.played), lay[DISPLAY], None if played_in_order else rng)
+    for colour, (space, at) in zip(state.played, spaces):
+        cards.append(_card(space, colour, rng, (at, 0.0)))
     for pile, held in (("deck", state.deck), ("discard", state.discard)):
         if held:
             cards.append(_card(pile, None, rng))
@@ -131,10 +133,18 @@ def table_for(state, rng: np.random.Generator, extras: bool = True, played_in_or
     return map_board, boards
 
 
-def played_offset(i: int) -> float:
-    """The n-th played card's place along the play area (mm from its middle) in a recording: three side by side
-    (a regular move plays up to 3 cards, I-TURN-1), any further one overlapping the third, a little to its right."""
-    return (min(i, 2) - 1) * PLAYED_STEP_MM + max(0, i - 2) * 12.0
+def play_spaces_for(n: int, layout: dict, rng=None) -> list[tuple[str, float]]:
+    """(play space id, mm right of its middle) for each of ``n`` played cards, in the order played: the n-th card on
+    the n-th play space, or with ``rng`` on spaces drawn at random (one card a space); a card beyond the spaces lies
+    on the last one, ``OVERFLOW_MM`` further right than the card below it (the layout prints 3 cards a regular move
+    plus one, docs/layouts.md)."""
+    spaces = sorted((r for r in layout["regions"] if r["kind"] == "play_space"), key=lambda r: r["attributes"]["index"])
+    ids = [r["id"] for r in spaces]
+    k = len(ids)
+    if rng is not None and n > 0:
+        ids = [ids[int(i)] for i in rng.permutation(k)]
+    out = [(ids[i], 0.0) for i in range(min(n, k))]
+    return out + [(ids[-1], (i - k + 1) * OVERFLOW_MM) for i in range(k, n)]
 
 
 def _card(slot: str, colour: str | None, rng, at_mm=(0.0, 0.0)) -> dict:
