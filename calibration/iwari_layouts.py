@@ -566,10 +566,15 @@ def display_layout(size: int | None = None) -> dict:
 
 
 def card_display_views(
-    px_per_mm: float, rotation_deg: float = 0.0, blur_px: float = 0.0, layout: dict | None = None
+    px_per_mm: float,
+    rotation_deg: float = 0.0,
+    blur_px: float = 0.0,
+    layout: dict | None = None,
+    offset_mm: tuple[float, float] = (0.0, 0.0),
 ) -> list[tuple]:
-    """The card display drawn with every card colour face up on its slots, and once bare: [(BGR image,
-    {slot id: card colour, or "empty"})], for a tile gallery of the five card faces (docs/layouts.md)."""
+    """The card display drawn with every card colour face up on its slots (each moved ``offset_mm`` off the slot's
+    middle), and once bare: [(BGR image, {slot id: card colour, or "empty"})], for a tile gallery of the five card
+    faces (docs/layouts.md)."""
     import cv2
 
     layout = layout or display_layout()
@@ -580,7 +585,7 @@ def card_display_views(
         img = bare.copy()
         chosen = {}
         for r, colour in zip(slots, COLOURS[k : k + len(slots)]):
-            draw_card(img, r["polygon"], colour, px_per_mm, CARD_MM, rotation_deg)
+            draw_card(img, r["polygon"], colour, px_per_mm, CARD_MM, rotation_deg, offset_mm)
             chosen[r["id"]] = colour
         views.append((img, chosen))
     if blur_px > 0:
