@@ -571,20 +571,24 @@ def card_display_views(
     blur_px: float = 0.0,
     layout: dict | None = None,
     offset_mm: tuple[float, float] = (0.0, 0.0),
+    kinds: tuple[str, ...] = ("display_slot",),
 ) -> list[tuple]:
-    """The card display drawn with every card colour face up on its slots (each moved ``offset_mm`` off the slot's
-    middle), and once bare: [(BGR image, {slot id: card colour, or "empty"})], for a tile gallery of the five card
-    faces (docs/layouts.md)."""
+    """The card display drawn with every card colour face up on its slots of ``kinds`` (each moved ``offset_mm``
+    off the slot's middle), and once bare: [(BGR image, {slot id: card colour, or "empty"})], for a tile gallery of
+    the five card faces (docs/layouts.md)."""
     import cv2
 
     layout = layout or display_layout()
-    slots = [r for r in layout["regions"] if r["kind"] == "display_slot"]
+    slots = [r for r in layout["regions"] if r["kind"] in kinds]
     bare = render_board(layout, px_per_mm)
     views = [(bare, {r["id"]: "empty" for r in slots})]
-    for k in range(0, len(COLOURS), len(slots)):
+    for k in range(0, max(len(COLOURS), len(slots)), len(slots)):  # each colour on a slot at least once
         img = bare.copy()
         chosen = {}
-        for r, colour in zip(slots, COLOURS[k : k + len(slots)]):
+        for i, r in enumerate(slots):
+            if k + i >= len(COLOURS) and k:  # the last view: only the colours not drawn yet
+                break
+            colour = COLOURS[(k + i) % len(COLOURS)]
             draw_card(img, r["polygon"], colour, px_per_mm, CARD_MM, rotation_deg, offset_mm)
             chosen[r["id"]] = colour
         views.append((img, chosen))

@@ -59,7 +59,7 @@ ROAD_RING_MM = 3.0
 BADGE_MM = 14.0
 DIGITS_MM = 6.0
 IWARI_MAP_KINDS = ("tent_space", "totem_circle", "feat_space", "connection")
-IWARI_DISPLAY_KINDS = ("display_slot", "play_area")
+IWARI_DISPLAY_KINDS = ("display_slot", "play_space")
 CARD_SYMBOLS = ("tundra", "forest", "glaciers", "coast", "desert")
 
 

@@ -66,25 +66,29 @@ def render_samples(
 
 
 IWARI_CARDS_SOURCE = (
-    "schematic Iwari card faces (calibration.render.card_face) on the iwari-display slots at 2 and 3 px/mm, "
-    "turned -2/0/2 degrees, blur 0/1.2 px (calibration.iwari_layouts.card_display_views), not the retail cards"
+    "schematic Iwari card faces (calibration.render.card_face) on the iwari-display slots and play spaces at 2 and "
+    "3 px/mm, turned -2/0/2 degrees, and 3 mm off the middle each way, blur 0/1.2 px "
+    "(calibration.iwari_layouts.card_display_views), not the retail cards"
 )
+CARD_KINDS = ("display_slot", "play_space")  # the card-sized spaces of the display board, read against one gallery
+CARD_OFFSETS_MM = ((-3.0, 0.0), (3.0, 0.0), (0.0, -3.0), (0.0, 3.0))  # a card laid off its space's middle
 
 
 def iwari_card_samples() -> tuple[list[tuple[str, np.ndarray]], list[tuple[str, np.ndarray]]]:
-    """(samples, glyph samples) of Iwari's display slots: each card colour face up and the bare slot, drawn by
-    ``calibration.iwari_layouts.card_display_views`` at 2 and 3 px/mm, turned -2/0/2 degrees, blurred 0/1.2 px; the
-    glyph references are the sharp, straight 3 px/mm crops."""
+    """(samples, glyph samples) of Iwari's display slots and play spaces: each card colour face up and the bare
+    space, drawn by ``calibration.iwari_layouts.card_display_views`` at 2 and 3 px/mm, turned -2/0/2 degrees or
+    moved ``CARD_OFFSETS_MM``, blurred 0/1.2 px; the glyph references are the sharp, straight 3 px/mm crops."""
     lay = display_layout()
-    slots = {r["id"]: r for r in lay["regions"] if r["kind"] == "display_slot"}
+    spaces = {r["id"]: r for r in lay["regions"] if r["kind"] in CARD_KINDS}
+    poses = [(rot, (0.0, 0.0)) for rot in (-2.0, 0.0, 2.0)] + [(0.0, off) for off in CARD_OFFSETS_MM]
     samples, glyphs = [], []
     for k in (2.0, 3.0):
-        for rot in (-2.0, 0.0, 2.0):
+        for rot, off in poses:
             for blur in (0.0, 1.2):
-                for img, labels in card_display_views(k, rot, blur, lay):
+                for img, labels in card_display_views(k, rot, blur, lay, off, CARD_KINDS):
                     for sid, label in labels.items():
-                        samples.append((label, slot_crop(img, k, slots[sid]["polygon"])))
-                        if (k, rot, blur) == (3.0, 0.0, 0.0):
+                        samples.append((label, slot_crop(img, k, spaces[sid]["polygon"])))
+                        if (k, rot, off, blur) == (3.0, 0.0, (0.0, 0.0), 0.0):
                             glyphs.append(samples[-1])
     return samples, glyphs
 
@@ -95,6 +99,8 @@ def build(out_dir=None) -> str:
 
     lines = []
     for kind, name in TILE_KINDS.items():
+        if kind == "play_space":
+            continue  # read against the display slots' gallery (CARD_KINDS), written with it
         if kind == "display_slot":
             samples, glyphs = iwari_card_samples()
             gallery = build_gallery(samples, name, IWARI_CARDS_SOURCE, glyphs)
