@@ -39,7 +39,7 @@ def calibrate(model: str, n: int, seed: int, workers: int, hard: bool = False, w
     real = np.zeros(len(BINS) - 1)
     total = np.zeros(len(BINS) - 1)
     indexes: dict[str, RegionIndex] = {}
-    jobs = [(seed, i, 2 + i % 3, scales, hard, False, None) for i in range(n)]  # 2, 3 and 4 players in turn
+    jobs = [(seed, i, 2 + i % 3, scales, hard, False, None, "wendake") for i in range(n)]  # 2, 3 and 4 players in turn
     with mp.get_context("spawn").Pool(workers) as pool:
         for k, views in enumerate(pool.imap(_render, jobs, chunksize=2), 1):
             for view, r, rect, _hands, _mask, _outside, _tiles, _close in views:
