@@ -255,9 +255,12 @@ class IwariExplainer:
         stage = st.turn.stage
         new_cards = self._new_cards(st, by_key)
         if stage in ("start", "place"):
-            out += self._place_candidates(st, by_key, new_cards, third=False)
+            out += self._place_candidates(
+                st, by_key, new_cards, third=False, shown=self._shown_in(st, node.exp, items, st.current)
+            )
         if st.third is not None and stage in ("place", "third") and st.turn.cards < MAX_CARDS:
-            out += self._place_candidates(st, by_key, new_cards, third=True)
+            shown = self._shown_in(st, node.exp, items, st.third)
+            out += self._place_candidates(st, by_key, new_cards, third=True, shown=shown)
         if stage == "start" and st.hands[st.current] and not self._own_piece_seen(st, node.exp, items):
             if new_cards is None or not new_cards:
                 colours = [
@@ -285,6 +288,27 @@ class IwariExplainer:
         return False
 
     @staticmethod
+    def _shown_in(st: State, exp: dict, items, tribe: int) -> set:
+        """The territories where the look shows a new tent or a new stack top of ``tribe``'s colour, read at any
+        confidence."""
+        mb = map_board(st) + "/"
+        colour = st.tribes[tribe]
+        out = set()
+        for key, seen, _ in items:
+            if not key.startswith(mb) or not isinstance(seen, tuple) or seen == exp.get(key):
+                continue
+            before = dict(exp.get(key) or ())
+            region = key[len(mb) :]
+            for piece_key, n in seen:
+                if n <= before.get(piece_key, 0):
+                    continue
+                if piece_key == "tent:" + colour and region in st.map.tent_spaces:
+                    out.add(st.map.tent_spaces[region])
+                elif piece_key == "totem:" + colour and region.startswith(TOTEM):
+                    out.add(region[len(TOTEM) :])
+        return out
+
+    @staticmethod
     def _new_cards(st: State, by_key: dict) -> Counter | None:
         """The cards the play area shows beyond those the position played this turn; None when that is not known:
         the play area not read, read empty (no card played yet, or the turn ended and its cards went to the discard
@@ -297,7 +321,10 @@ class IwariExplainer:
             return None
         return shown - Counter(st.played)
 
-    def _place_candidates(self, st: State, by_key: dict, new_cards: Counter | None, third: bool) -> list:
+    def _place_candidates(self, st: State, by_key: dict, new_cards: Counter | None, third: bool, shown: set) -> list:
+        """The placements the look may show; a totem that shows nothing (on a stack its tribe tops already) only in a
+        territory where the look shows that tribe's pieces, if it shows them anywhere: a turn's pieces go into one
+        territory (I-TURN-1), so a piece seen in another one is not explained by it."""
         tribe = st.third if third else st.current
         colour = st.tribes[tribe]
         mb = map_board(st)
@@ -320,6 +347,8 @@ class IwariExplainer:
             if seen is None:
                 pref = UNREAD
             elif dict(seen).get("totem:" + colour):
+                if top == colour and shown and terr not in shown:
+                    continue  # shows nothing here, while the tribe's piece shows in another territory (I-TURN-1)
                 pref = 0 if top != colour else (0 if new_cards else UNREAD)  # the same top: only the cards tell
             elif isinstance(seen, tuple) and seen and top is not None and not dict(seen).get("totem:" + top):
                 pref = UNREAD  # another tribe's totem went on top of it in the same look
