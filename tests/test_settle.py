@@ -178,3 +178,23 @@ def test_an_arm_the_colour_of_the_board_is_caught_by_its_size():
     assert st.update("b", left, 3.4).reason == S.HAND
     r = st.update("b", left, 8.5)
     assert r.settled and any("as big as an arm" in w for w in r.warnings)
+
+
+def test_a_piece_of_another_colour_with_the_same_grey_is_a_change():
+    """A blue piece put where a purple one stood (an Iwari tent replaced, a totem on another tribe's totem) has the
+    same grey level: the board must still count as changed since its last read, or its old reading is kept."""
+    purple, blue = (135, 45, 120), (190, 60, 40)
+    grey = lambda bgr: cv2.cvtColor(np.uint8([[bgr]]), cv2.COLOR_BGR2GRAY)[0, 0]  # noqa: E731
+    assert abs(int(grey(purple)) - int(grey(blue))) < S.SettleConfig().motion_level  # the grey test alone misses it
+    st = S.Settler()
+    before = board()
+    cv2.circle(before, (150, 100), 10, purple, -1)
+    st.update("b", before, 0.0)
+    assert st.update("b", before, 0.4).settled
+    st.mark_read("b", before)
+    assert not st.update("b", before, 0.8).changed  # nothing moved since the read
+    after = board()
+    cv2.circle(after, (150, 100), 10, blue, -1)
+    st.update("b", after, 1.0)
+    verdict = st.update("b", after, 1.4)
+    assert verdict.settled and verdict.changed

@@ -135,6 +135,22 @@ def _grey(view: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(g, (3, 3), 0)
 
 
+def _blur(view: np.ndarray) -> np.ndarray:
+    import cv2
+
+    return cv2.GaussianBlur(view, (3, 3), 0)
+
+
+def _colour_changed(view_bgr: np.ndarray, read_colour: np.ndarray | None, level: int) -> int:
+    """Pixels whose colour differs from the view at the last read by more than ``level`` in some channel: a blue
+    piece put on a purple one changes no grey level (docs/pipeline.md, "What counts as a change")."""
+    import cv2
+
+    if read_colour is None or view_bgr.ndim != 3 or read_colour.shape != view_bgr.shape:
+        return 0
+    return int((cv2.absdiff(_blur(view_bgr), read_colour).max(axis=2) > level).sum())
+
+
 def correlation(a: np.ndarray, b: np.ndarray) -> float:
     """Normalised cross-correlation of two grey images of the same size (1 = identical up to brightness)."""
     a = a.astype(np.float32).ravel()
@@ -175,6 +191,7 @@ class _State:
     hand_mm2: float | None = None  # its size
     arm_since: float | None = None  # since when an arm-sized change at the edge has lain still
     read_view: np.ndarray | None = None  # grey view when the board was last read
+    read_colour: np.ndarray | None = None  # the same in colour (blurred BGR): a piece of another colour, same grey
     skin_avg: np.ndarray | None = None  # how often each pixel read skin lately (exponential average, 0..1)
     skin_since: float | None = None  # since when ``skin_avg`` has been kept
     skin_t: float | None = None  # its last update
@@ -235,7 +252,8 @@ class Settler:
             st.still_since = t
         still = t - st.still_since
         changed = st.read_view is None or st.read_view.shape != grey.shape or \
-            int((cv2.absdiff(grey, st.read_view) > c.motion_level).sum()) * mm2 > c.motion_mm2
+            int((cv2.absdiff(grey, st.read_view) > c.motion_level).sum()) * mm2 > c.motion_mm2 or \
+            _colour_changed(view_bgr, st.read_colour, c.motion_level) * mm2 > c.motion_mm2
 
         hands = self._skin_hands(board, st, view_bgr, grey, t)
         warnings: list[str] = []
@@ -386,4 +404,5 @@ class Settler:
         st.ref_grey = _grey(view_bgr)
         st.ref_skin = skin_mask(self.balanced(board, view_bgr))
         st.read_view = st.ref_grey
+        st.read_colour = _blur(view_bgr)
         st.foreign_since = st.arm_since = None
