@@ -161,6 +161,26 @@ def test_hidden_draws_are_ignored_deck_cards_and_a_display_card_replaced_by_its_
     assert turns(hidden, same) != turns(hidden, moves)
 
 
+def test_a_totem_on_a_stack_its_tribe_already_tops_shows_no_territory():
+    """A camera above sees a stack's top only: a totem put on a stack its own tribe tops does not show which such
+    stack it went on (the play area shows its payment); a totem on another tribe's stack shows its territory."""
+    from assistant.iwari.setup import new_game
+
+    state = new_game(["Ann", "Bob", "Cid"], seed=5)
+    me = state.current
+    colour_of = {t: v for t, v in state.map.territories.items()}
+    t1, t2 = next((a, b) for a in colour_of for b in colour_of if a < b and colour_of[a] == colour_of[b])
+    state.hands[me] = [colour_of[t1]] * 3
+    state.stacks[t1], state.stacks[t2] = [me], [me]
+    views = [turns(state, [IM.Place("totem", t, (colour_of[t1],)), IM.EndTurn()]) for t in (t1, t2)]
+    assert views[0] == views[1]
+    assert views[0][0].pieces == ((("totem", None, None, state.tribes[me]), 1),)
+    other = (me + 1) % len(state.tribes)
+    state.stacks[t2] = [other]
+    shown = turns(state, [IM.Place("totem", t2, (colour_of[t1],)), IM.EndTurn()])
+    assert shown[0].pieces == ((("totem", t2, None, state.tribes[me]), 1),) and shown != views[0]
+
+
 def test_an_iwari_log_needs_its_start_to_be_compared(iwari_game):
     _, moves = iwari_game
     with pytest.raises(ValueError, match="initial state"):
