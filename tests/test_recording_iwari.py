@@ -182,3 +182,22 @@ def test_options_keep_wendake_keys_and_name_what_is_wrong():
     assert [o.players for o in R.game_options(4, 1)] == [2, 3, 4, 2]
     assert RI.PART.folder(opts[0]) == "iwari_2p_s1" != R.PARTS["wendake"].folder(R.RecordingOptions(players=2, seed=1))
     assert RI.map_for(3, 7) == RI.map_for(3, 7) and RI.map_for(3, 7, "standard") == "standard"
+
+
+def test_an_injected_totem_shows_from_above():
+    """A totem put on a stack its own tribe already tops shows nothing but its cards, which a legal swap shows too:
+    no injected change is one (the e2e figures count only changes a camera can see)."""
+    initial, moves = RI.play_game(4, 3)
+    state = initial.copy()
+    rng = np.random.default_rng(1)
+    totems = 0
+    for m in moves:
+        before = state.copy()
+        rules.apply(state, m)
+        for kind in ("totem_majority", "two_territories"):
+            got = RI.illegal_variant(kind, before, m, state, rng)
+            if got is not None and got[1]["move"]["piece"] == "totem":
+                stack = before.stacks.get(got[1]["move"]["territory"])
+                assert not stack or stack[-1] != before.current
+                totems += 1
+    assert totems >= 5

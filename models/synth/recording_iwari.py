@@ -13,7 +13,9 @@ turn, I-TURN-1), ``unexplored_two`` (a second tent in the territory the turn's f
 put on a tent space that holds another tribe's tent, which it replaces on the table, I-TURN-4), ``too_many`` (a
 piece of a kind the tribe has none left of, I-COMP-3; only once a supply is out, which random games seldom reach).
 Each is paid with cards from the player's hand (the cards show in the play area); of the candidates the one
-``rules.check`` rejects with the fewest broken rules is taken, and every rule it breaks is recorded.
+``rules.check`` rejects with the fewest broken rules is taken, and every rule it breaks is recorded. Only a piece a
+camera above can see is injected (``_shows``): a totem put on a stack its own tribe already tops changes no top,
+and its cards in the play area look like a legal swap (I-TURN-8), so no camera can flag it (docs/synth.md).
 """
 
 from __future__ import annotations
@@ -132,6 +134,13 @@ def _candidates(kind: str, before, rng) -> list[M.Place]:
     return moves
 
 
+def _shows(before, cand: M.Place) -> bool:
+    """Whether the piece ``cand`` places shows from above: a tent always does, a totem unless its tribe already
+    tops that stack."""
+    stack = before.stacks.get(cand.territory) if cand.piece == "totem" else None
+    return not stack or stack[-1] != before.current
+
+
 def illegal_variant(kind: str, before, move, after, rng):
     """(illegal table state, record) for an injected change of ``kind`` instead of ``move``, made from the table
     ``before`` it, or None when it does not fit there (module doc). ``move`` and ``after`` are not used: every
@@ -144,7 +153,7 @@ def illegal_variant(kind: str, before, move, after, rng):
     for i in order:
         cand = cands[int(i)]
         rules_broken = sorted({v.rule for v in rules.check(before, cand)})
-        if want not in rules_broken or (best is not None and len(rules_broken) >= len(best[1])):
+        if want not in rules_broken or not _shows(before, cand) or (best is not None and len(rules_broken) >= len(best[1])):
             continue
         bad = rules.apply(before.copy(), cand, validate=False)
         if table_signature_state(bad) != shown:
