@@ -522,45 +522,22 @@ def display_layout(size: int | None = None) -> dict:
         "markers": edge_markers(board, w, h, SMALL_MARKER_MM, 22.0, mids=False),
         "regions": [],
     }
-    regions = [
-        {
-            "id": "deck",
-            "kind": "card_space",
-            "label": "deck",
-            "polygon": rect(margin, margin, sw, sh),
-            "attributes": {"name": "deck"},
-        }
-    ]
-    for i in range(n):
-        regions.append(
-            {
-                "id": f"slot.{i + 1}",
-                "kind": "display_slot",
-                "label": f"display {i + 1}",
-                "polygon": rect(margin + (i + 1) * (sw + gap), margin, sw, sh),
-                "attributes": {"index": i + 1, "pieces": ["card"], "reading": "tile-face", "capacity": 1},
-            }
-        )
     y2 = margin + sh + gap
-    regions.append(
-        {
-            "id": "discard",
-            "kind": "card_space",
-            "label": "discard",
-            "polygon": rect(margin, y2, sw, sh),
-            "attributes": {"name": "discard"},
+
+    def pile(name: str, y: float) -> dict:  # the deck or the discard pile, face down at the row's start
+        return {"id": name, "kind": "card_space", "label": name, "polygon": rect(margin, y, sw, sh), "attributes": {"name": name}}
+
+    def face(prefix: str, kind: str, label: str, i: int, y: float) -> dict:  # a card-sized space read as a printed face
+        return {
+            "id": f"{prefix}.{i + 1}",
+            "kind": kind,
+            "label": f"{label} {i + 1}",
+            "polygon": rect(margin + (i + 1) * (sw + gap), y, sw, sh),
+            "attributes": {"index": i + 1, "pieces": ["card"], "reading": "tile-face", "capacity": 1},
         }
-    )
-    for i in range(PLAY_SPACES):
-        regions.append(
-            {
-                "id": f"played.{i + 1}",
-                "kind": "play_space",
-                "label": f"played {i + 1}",
-                "polygon": rect(margin + (i + 1) * (sw + gap), y2, sw, sh),
-                "attributes": {"index": i + 1, "pieces": ["card"], "reading": "tile-face", "capacity": 1},
-            }
-        )
+
+    regions = [pile("deck", margin), *(face("slot", "display_slot", "display", i, margin) for i in range(n))]
+    regions += [pile("discard", y2), *(face("played", "play_space", "played", i, y2) for i in range(PLAY_SPACES))]
     out["regions"] = regions
     return out
 

@@ -19,11 +19,11 @@ from assistant.iwari.generate import random_move
 from assistant.iwari.maps import COLOURS
 from assistant.iwari.setup import new_game
 from assistant.table import game as games
-from assistant.table.observation import Observation, Reading
+from assistant.table.observation import Reading
 from calibration import iwari_layouts as I
 from calibration import layout as L
 from calibration import render
-from tests.test_replay_games import LAYOUTS, NAMES, as_json, playout
+from tests.perfect_games import NAMES, perfect_recording
 from vision.assign import region_pieces
 from vision.observe import Observer
 from vision.tiles import TILE_KINDS, read_tiles
@@ -185,30 +185,10 @@ def _space_reads(readings: dict, rng: random.Random) -> dict:
 
 
 def _space_recording(folder, players: int, seed: int, limit: int) -> int:
-    """``tests.test_replay_games.perfect_recording`` with each look's play area read as its spaces only; the number
-    of looks that show played cards."""
-    states, moves = playout(IWARI, players, seed, limit)
-    rng = random.Random(seed)
-    folder.mkdir()
-    looks, steps, pending, shown = [], [{"frame": 0, "moves": [], "injected": None}], [], 0
-    seen = IWARI.expected_readings(states[0])
-    looks.append(Observation(0, 0.0, {k: Reading(v, 1.0) for k, v in _space_reads(seen, rng).items()}).to_json())
-    for k, state in enumerate(states[1:], 1):
-        pending.append(k - 1)
-        readings = IWARI.expected_readings(state)
-        if readings == seen:
-            continue
-        seen = readings
-        shown += readings[observer.PLAYED] != ()
-        looks.append(Observation(k, float(k), {key: Reading(v, 1.0) for key, v in _space_reads(readings, rng).items()}).to_json())
-        steps.append({"frame": k, "moves": pending, "injected": None})
-        pending = []
-    last = steps[-1]["moves"][-1]
-    session = {"game": "iwari", "players": NAMES[:players], "seed": seed, "initial": IWARI.state_to_json(states[0])}
-    (folder / "session.json").write_text(json.dumps({**session, "layouts": LAYOUTS["iwari"]}))
-    (folder / "truth.json").write_text(json.dumps({"moves": as_json(IWARI, moves[: last + 1]), "steps": steps}))
-    (folder / LOOKS_FILE).write_text("".join(json.dumps(o) + "\n" for o in looks))
-    return shown
+    """``tests.perfect_games.perfect_recording`` with each look's play area read as its spaces only; the number of
+    looks that show played cards."""
+    shown = perfect_recording(folder, IWARI, players, seed, limit, reads=_space_reads)
+    return sum(readings[observer.PLAYED] != () for readings in shown)
 
 
 @pytest.mark.parametrize("players, seed", [(2, 3), (4, 7)])

@@ -16,46 +16,17 @@ import random
 import pytest
 
 from assistant.apps.cli import main
-from assistant.apps.replay import LOOKS_FILE, evaluate, look_checks, make_session, read_session_file, reading_report, score_game
+from assistant.apps.replay import evaluate, look_checks, make_session, read_session_file, reading_report, score_game
 from assistant.errors import UserError
 from assistant.iwari import moves as IM
 from assistant.iwari.maps import COLOURS
 from assistant.iwari.movelog import split_turns, turns
 from assistant.table import game as games
-from assistant.table.observation import Observation, Reading
 from assistant.wendake import movelog as WL
+from tests.perfect_games import NAMES, as_json, perfect_recording, playout
 
 IWARI = games.get("iwari")
 WENDAKE = games.get("wendake")
-NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve"]
-LAYOUTS = {
-    "iwari": ["iwari-display", "iwari-standard"],
-    "wendake": [
-        "wendake-map-2p",
-        "wendake-scores-a",
-        "wendake-scores-b",
-        "wendake-mask",
-        "wendake-village-1",
-        "wendake-village-2",
-    ],
-}
-
-
-def playout(game, players: int, seed: int, limit: int):
-    """(states, moves) of a seeded random game, at most ``limit`` moves: ``states[k]`` is the state before ``moves[k]``."""
-    rng = random.Random(seed)
-    state = game.new_state(NAMES[:players], seed=seed)
-    states, moves = [state], []
-    while not game.is_over(state) and len(moves) < limit:
-        move = game.random_move(state, rng)
-        state = game.apply(game.copy(state), move)
-        states.append(state)
-        moves.append(move)
-    return states, moves
-
-
-def as_json(game, moves) -> list[dict]:
-    return [game.move_to_json(m) for m in moves]
 
 
 def result_of(game, initial, seen: list, folder: str = "x") -> dict:
@@ -259,36 +230,6 @@ def test_a_session_file_with_a_game_that_is_no_name_is_refused(tmp_path):
 
 
 # ---- the figures of a game seen through a perfect camera (the tracker alone) ---------------------------------------
-
-
-def perfect_recording(folder, game, players: int, seed: int, limit: int) -> None:
-    """A recording folder as ``models.synth.recording`` writes one, with the looks a perfect camera reads (one per
-    table change, ``LOOKS_FILE``) instead of frames: what ``evaluate(..., tracker_only=True)`` replays."""
-    states, moves = playout(game, players, seed, limit)
-    folder.mkdir()
-    looks, steps, pending = [], [{"frame": 0, "moves": [], "injected": None}], []
-    seen = game.expected_readings(states[0])
-    looks.append(Observation(0, 0.0, {k: Reading(v, 1.0) for k, v in seen.items()}).to_json())
-    for k, state in enumerate(states[1:], 1):
-        pending.append(k - 1)
-        readings = game.expected_readings(state)
-        if readings == seen:
-            continue
-        seen = readings
-        looks.append(Observation(k, float(k), {key: Reading(v, 1.0) for key, v in readings.items()}).to_json())
-        steps.append({"frame": k, "moves": pending, "injected": None})
-        pending = []
-    last = steps[-1]["moves"][-1]
-    session = {
-        "game": game.name,
-        "players": NAMES[:players],
-        "seed": seed,
-        "initial": game.state_to_json(states[0]),
-        "layouts": LAYOUTS[game.name],
-    }
-    (folder / "session.json").write_text(json.dumps(session))
-    (folder / "truth.json").write_text(json.dumps({"moves": as_json(game, moves[: last + 1]), "steps": steps}))
-    (folder / LOOKS_FILE).write_text("".join(json.dumps(o) + "\n" for o in looks))
 
 
 @pytest.mark.parametrize("name, players, seed", [("iwari", 2, 3), ("iwari", 5, 4), ("wendake", 2, 6)])
