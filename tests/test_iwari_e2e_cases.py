@@ -6,7 +6,7 @@ from __future__ import annotations
 from iwari_helpers import game, give, tent, totem
 
 from assistant.iwari.edits import conceal
-from assistant.iwari.observer import PLAYED, expected_readings
+from assistant.iwari.observer import PLAYED, expected_readings, play_space_key, play_spaces
 from assistant.iwari.table_game import Iwari
 from assistant.table.observation import Observation, Reading
 from assistant.table.tracker import Tracker
@@ -41,3 +41,38 @@ def test_a_totem_over_the_majority_is_not_explained_by_an_unseen_totem_on_the_mo
     assert "MoveRecognized" not in kinds, [e.to_json() for e in events]
     alerts = [e for e in events if e.kind == "IllegalMove"]
     assert alerts and alerts[0].rule == "I-TURN-5", [e.to_json() for e in events]
+
+
+def _tied_pair_look(played_1: Reading) -> list:
+    """iwari_2p_s9, frame 12: Ann pays a tent in T01 (tundra) with a desert pair, the first card read glaciers just
+    ahead of desert (``played_1``), the second desert, unsurely, with no runner-up listed."""
+    s = game(2)
+    give(s, 0, "desert", "desert", "coast")  # her hand known (cards taken from the display): no tundra card
+    tracker = Tracker(s, game=IWARI)
+    readings = {k: Reading(v, 1.0) for k, v in expected_readings(s).items() if k != PLAYED}  # the spaces tell it
+    readings["iwari-standard/S01"] = Reading((("tent:" + s.tribes[0], 1),), 1.0)
+    spaces = play_spaces()
+    readings[play_space_key(1)] = played_1
+    readings[play_space_key(2)] = Reading("desert", 0.45)
+    for i in range(3, len(spaces) + 1):
+        readings[play_space_key(i)] = Reading(None, 1.0)
+    return tracker.observe(Observation(1, 1.0, readings))
+
+
+def test_a_pair_read_as_a_near_tie_is_followed():
+    """A play space read below the alert confidence, its runner-up listed close behind, may show the runner-up: the
+    desert pair that turns it explains the look, one step behind, and no I-TURN-6 alert is raised."""
+    events = _tied_pair_look(Reading("glaciers", 0.26, (("desert", 0.2563),)))
+    assert not [e for e in events if e.kind in ("IllegalMove", "TableOutOfSync")], [e.to_json() for e in events]
+    moves = [m for e in events if e.kind == "MoveRecognized" for m in e.moves]
+    assert [(m["territory"], m["cards"]) for m in moves if m["type"] == "place"] == [("T01", ["desert", "desert"])]
+
+
+def test_a_sure_or_far_read_still_contradicts_the_payment():
+    """The same look with the first card read glaciers surely, or unsurely with its runner-up far behind: no pair
+    the play area shows pays in T01, an IllegalMove naming I-TURN-6."""
+    for read in (Reading("glaciers", 0.9, (("desert", 0.9),)), Reading("glaciers", 0.55, (("desert", 0.55),))):
+        events = _tied_pair_look(read)
+        assert "MoveRecognized" not in [e.kind for e in events], [e.to_json() for e in events]
+        alerts = [e for e in events if e.kind == "IllegalMove"]
+        assert alerts and alerts[0].rule == "I-TURN-6", [e.to_json() for e in events]

@@ -8,7 +8,9 @@ laid there alone is a swap (I-TURN-8); the display changes as cards are drawn fr
 card the look shows there (I-TURN-7); the play area cleared is the turn's end. A card drawn from the deck shows
 nothing: it is owed before the turn can end, so the search adds it unseen. Hands are never seen: they are paid from
 unseen cards (``board.hand_problem``), and a payment or a refill the visible cards contradict (every card of that
-colour in sight) is illegal, so nothing explains it and the tracker raises an alert.
+colour in sight) is illegal, so nothing explains it and the tracker raises an alert. One unsure read is forgiven: a
+payment the play area does not show stays a candidate, one step behind, when turning a single play space read below
+the alert confidence to a runner-up the tile reader lists within ``NEAR_TIE`` of it shows it (``_near_tie_shows``).
 
 Also the evidence hooks (Iwari reads no score track, so score readings cost nothing), the shape of the search (a
 turn, its stage), and the move a difference looks like when nothing legal explains it (``illegal_guess``): the
@@ -35,6 +37,8 @@ from assistant.iwari.observer import (
     colours_in,
     expected_readings,
     map_board,
+    play_space_key,
+    play_spaces,
     played_readings,
     shown_card,
     slot_key,
@@ -49,6 +53,8 @@ UNSEEN_SWAP = 2  # ... for a swap whose card the play area does not show
 # a display card face read weakly costs how far the expected colour fits behind the read, at most this: the tile
 # reader's runner-ups weighed by the core as for Wendake's tile faces (its TILE_EVIDENCE_CAP, docs/tracker.md)
 TILE_EVIDENCE_CAP = 0.3
+# a play space read below the alert confidence whose runner-up fits at most this far behind may show the runner-up
+NEAR_TIE = 0.4
 TILE_NAMED = 0.1  # a display face read at this confidence or more names the card (Wendake's TILE_NAMED, docs/tracker.md)
 
 
@@ -64,11 +70,18 @@ class IwariExplainer:
         self.t = tracker
         self.ed = edition or load_edition()
         self.lookalikes: dict = {}
+        # play-space faces read with runner-ups: (reading key, value, confidence) -> ((runner-up, margin behind), ...)
+        self._runner_ups: dict[tuple, tuple] = {}
 
     # ---- the game's moves, as the core plays them ------------------------------------------------------------
     def readings(self, readings: dict) -> dict:
         """An observation's readings as weighed: the play spaces together, as the ``played`` count of the turn's
-        cards (``observer.played_readings``); a ``played`` reading the look already gives is kept as it is."""
+        cards (``observer.played_readings``); a ``played`` reading the look already gives is kept as it is. The play
+        spaces' runner-ups are kept for ``_near_tie_shows``."""
+        for i in range(1, len(play_spaces()) + 1):
+            r = readings.get(play_space_key(i))
+            if r is not None and r.others:
+                self._runner_ups[(play_space_key(i), r.value, r.confidence)] = tuple(r.others)
         return {**played_readings(readings), **readings}
 
     def apply(self, state: State, move, validate: bool = True) -> None:
@@ -256,11 +269,11 @@ class IwariExplainer:
         new_cards = self._new_cards(st, by_key)
         if stage in ("start", "place"):
             out += self._place_candidates(
-                st, by_key, new_cards, third=False, shown=self._shown_in(st, node.exp, items, st.current)
+                st, items, new_cards, third=False, shown=self._shown_in(st, node.exp, items, st.current)
             )
         if st.third is not None and stage in ("place", "third") and st.turn.cards < MAX_CARDS:
             shown = self._shown_in(st, node.exp, items, st.third)
-            out += self._place_candidates(st, by_key, new_cards, third=True, shown=shown)
+            out += self._place_candidates(st, items, new_cards, third=True, shown=shown)
         if stage == "start" and st.hands[st.current] and not self._own_piece_seen(st, node.exp, items):
             if new_cards is None or not new_cards:
                 colours = [
@@ -321,19 +334,48 @@ class IwariExplainer:
             return None
         return shown - Counter(st.played)
 
-    def _place_candidates(self, st: State, by_key: dict, new_cards: Counter | None, third: bool, shown: set) -> list:
+    def _near_tie_shows(self, st: State, items, pay: tuple) -> bool:
+        """Whether turning one play space read below the alert confidence to a runner-up listed within ``NEAR_TIE``
+        of its read shows the turn's cards and ``pay`` (I-TURN-6: an unsure read, not a sure wrong payment)."""
+        by_conf = items.maps(self.t.alert_confidence)[0]
+        keys = [play_space_key(i) for i in range(1, len(play_spaces()) + 1)]
+        if not keys or any(k not in by_conf for k in keys):
+            return False
+        want = Counter(st.played) + Counter(pay)
+        shown = Counter(by_conf[k][0] for k in keys if by_conf[k][0] is not None)
+        for k in keys:
+            value, conf = by_conf[k]
+            if conf >= self.t.alert_confidence:
+                continue
+            for other, margin in self._runner_ups.get((k, value, conf), ()):
+                if margin > NEAR_TIE or other is None:
+                    continue
+                turned = shown.copy()
+                if value is not None:
+                    turned[value] -= 1
+                turned[other] += 1
+                if not +(want - turned):
+                    return True
+        return False
+
+    def _place_candidates(self, st: State, items, new_cards: Counter | None, third: bool, shown: set) -> list:
         """The placements the look may show; a totem that shows nothing (on a stack its tribe tops already) only in a
         territory where the look shows that tribe's pieces, if it shows them anywhere: a turn's pieces go into one
-        territory (I-TURN-1), so a piece seen in another one is not explained by it."""
+        territory (I-TURN-1), so a piece seen in another one is not explained by it. A payment the play area does not
+        show is no candidate (I-TURN-6) unless one unsure play space's runner-up shows it (``_near_tie_shows``): then
+        it ranks one step behind."""
         tribe = st.third if third else st.current
         colour = st.tribes[tribe]
         mb = map_board(st)
+        by_key = items.maps(self.t.alert_confidence)[1]
         out = []
         for terr, piece, space, pay in place_options(st, third):
-            if new_cards is not None and +(Counter(pay) - new_cards):
-                continue  # the play area does not show these cards
             # cards not seen: a pair ranks behind the one matching card players mostly pay with
             unpaid = 0 if new_cards is not None else len(pay) - 1
+            if new_cards is not None and +(Counter(pay) - new_cards):
+                if not self._near_tie_shows(st, items, pay):
+                    continue  # the play area does not show these cards
+                unpaid = UNREAD
             if piece == "tent":
                 seen = by_key.get(f"{mb}/{space}")
                 if seen is None:
