@@ -67,6 +67,7 @@ class Subscriber:
         self._state = {"state": "connecting", "since": time.time(), "problem": None, "broker": broker.url}
         self._said: str | None = None
         self._answered = threading.Event()  # the broker accepted or refused us at least once
+        self._refusal: str | None = None  # why the broker's last answer refused us (a disconnect follows at once)
         self._stop = threading.Event()
         self._writer: threading.Thread | None = None
         self.client = self._client(user, password, ca, broker.tls or ca is not None)
@@ -106,14 +107,17 @@ class Subscriber:
 
     def _on_connect(self, client, userdata, flags, reason, properties) -> None:
         self._gen += 1
-        self._answered.set()
-        if reason.is_failure:
-            why = _refused(reason)
-            self._set("refused", why, "warning", f"{self.broker.url}: {why}; retrying.")
-            return
-        client.subscribe(self.topic, qos=hubmsg.QOS)
-        resumed = " (queued messages follow)" if flags.session_present else ""
-        self._set("connected", None, "info", f"following {self.topic} on {self.broker.url} as {self.client_id}{resumed}.")
+        try:
+            if reason.is_failure:
+                why = self._refusal = _refused(reason)
+                self._set("refused", why, "warning", f"{self.broker.url}: {why}; retrying.")
+                return
+            self._refusal = None
+            client.subscribe(self.topic, qos=hubmsg.QOS)
+            resumed = " (queued messages follow)" if flags.session_present else ""
+            self._set("connected", None, "info", f"following {self.topic} on {self.broker.url} as {self.client_id}{resumed}.")
+        finally:
+            self._answered.set()  # once ``_refusal`` says what the answer was: ``start`` reads it when woken
 
     def _on_connect_fail(self, client, userdata) -> None:
         self._set(
@@ -195,8 +199,9 @@ class Subscriber:
         except (OSError, ValueError) as exc:
             raise UserError(f"broker {self.broker.url}: {exc}") from None
         self.client.loop_start()
-        if wait_s and self._answered.wait(wait_s) and self._state["state"] == "refused":
-            problem = self._state["problem"]
+        # the refusal itself, not the state: the broker's disconnect right after it may have set "disconnected"
+        if wait_s and self._answered.wait(wait_s) and self._refusal is not None:
+            problem = self._refusal
             self.stop()
             raise UserError(f"{self.broker.url}: {problem}.")
         return self
