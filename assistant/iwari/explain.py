@@ -65,6 +65,7 @@ class IwariExplainer:
     pref_cost = PREF_COST
     tile_evidence_cap = TILE_EVIDENCE_CAP
     score_alert_confidence = 0.55  # no score readings in Iwari
+    near_pile_only = True  # a tent or totem read where a re-read line has none is an illegal piece (I-TURN-4)
 
     def __init__(self, tracker, edition=None):
         self.t = tracker

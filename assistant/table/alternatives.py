@@ -221,10 +221,26 @@ class Alternatives:
     def _near(self, node: Node, items) -> bool:
         """Whether ``node`` explains a past look within its noise: acceptable, or off only by one sure reading
         one piece short or over (four fish lying close, read as three), the rest unsure and few. A look accepted
-        on such a miscount may have been explained by a wrong move (a fish read short taken for one paid)."""
+        on such a miscount may have been explained by a wrong move (a fish read short taken for one paid). Where
+        the game's ``Explainer.near_pile_only`` is set, only a pile miscount: the piece kind is both read and expected
+        there (Iwari: a tent read on a space the line leaves empty is an illegal tent, never noise, I-TURN-4)."""
         if self._acceptable(node):
             return True
         diffs = self.differing(node, items)
         sure = [(k, v) for k, v, c in diffs if c >= self.alert_confidence]
-        return len(sure) == 1 and one_piece_off(reading_error(sure[0][1], node.exp.get(sure[0][0]))) \
-            and sum(c for _, _, c in diffs if c < self.alert_confidence) < self.accept_cost
+        if len(sure) != 1 or sum(c for _, _, c in diffs if c < self.alert_confidence) >= self.accept_cost:
+            return False
+        key, value = sure[0]
+        error = reading_error(value, node.exp.get(key))
+        if not one_piece_off(error):
+            return False
+        return not self.x.near_pile_only or _pile_miscount(error, value, node.exp.get(key))
+
+
+def _pile_miscount(error, value, expected) -> bool:
+    """Whether a one-piece ``reading_error`` is a pile read one short or over: its piece kind is in both ``value``
+    and ``expected`` (piece counts), not a piece read where none is expected or none read where one is."""
+    if not isinstance(value, tuple) or not isinstance(expected, tuple):
+        return False
+    kind = next(iter(error))[0]
+    return dict(value).get(kind, 0) > 0 and dict(expected).get(kind, 0) > 0

@@ -55,6 +55,7 @@ class WendakeEvidence:
     tile_evidence_cap = TILE_EVIDENCE_CAP
     score_alert_confidence = SCORE_ALERT_CONFIDENCE
     pref_cost = PREF_COST
+    near_pile_only = False  # a re-read past look passes any one piece off (a fish read onto an empty space too)
 
     def is_score(self, key: str) -> bool:
         """Whether ``key`` is a score-track reading (weighed apart, ``score_cost``)."""
