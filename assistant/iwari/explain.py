@@ -66,6 +66,7 @@ class IwariExplainer:
     tile_evidence_cap = TILE_EVIDENCE_CAP
     score_alert_confidence = 0.55  # no score readings in Iwari
     near_pile_only = True  # a tent or totem read where a re-read line has none is an illegal piece (I-TURN-4)
+    stubborn_steady_only = True  # a new piece where the moves change nothing is an illegal piece seen (I-TURN-1)
 
     def __init__(self, tracker, edition=None):
         self.t = tracker

@@ -126,6 +126,7 @@ class Explainer(Protocol):
     tile_evidence_cap: float  # a weak read costs how far the expected value fits behind it, at most this
     score_alert_confidence: float  # a score reading this sure that disagrees is a score alert, not doubt of a line
     near_pile_only: bool  # a re-read past look passes one sure reading one piece off only as a pile miscount
+    stubborn_steady_only: bool  # sure disagreements the moves do not touch let them in only if the last look read them so
 
     # the inverse model
     def candidates(self, node, items) -> list: ...  # (move, rank, edit or None): the moves that may explain the look's differences

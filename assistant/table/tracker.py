@@ -94,6 +94,8 @@ class Tracker(Line, Evidence, Search, Alternatives):
         # confidence). Not a look that added none: a pile changed by an action the search has not yet taken (a
         # Harvest under way) reads as the position before
         self.steady: dict[str, tuple] = {}
+        self._last_items: dict = {}  # this look's readings {key: value}
+        self._prev_items: dict = {}  # the look's before (``_stubborn``)
 
     def observe(self, obs: Observation) -> list[Event]:
         t0 = time.perf_counter()
@@ -108,6 +110,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
         # the look's readings as the game weighs them (Wendake: a village's progress spaces as one set of tiles)
         items = Look((k, r.value, r.confidence) for k, r in self.x.readings(obs.readings).items())
         self._weighed.update({(k, r.value, r.confidence): dict(r.others) for k, r in obs.readings.items() if r.others})
+        self._prev_items = self._last_items
         self._last_items = {k: v for k, v, _ in items}
         nodes = self._explain(self.state, items, self._deferred)
         # a line the table's pieces accept goes before one that fits the score disks better but leaves a sure
@@ -287,7 +290,9 @@ class Tracker(Line, Evidence, Search, Alternatives):
         close, read as three, look after look). Then the moves are accepted and those places stay an alert,
         instead of every later move waiting behind them. A one-look illegal change, or one put right, never gets
         in this way. Empty when that does not apply (the moves themselves disagree with the table in other ways,
-        or the unsure rest is too much)."""
+        or the unsure rest is too much). Where the game's ``Explainer.stubborn_steady_only`` is set, places the moves
+        do not touch let them in only when the look before read them the same: a change new in this look is an
+        illegal move seen, not a stale misplacement (Iwari: a tent put on an occupied space, I-TURN-4)."""
         diffs = self.differing(best, items)
         sure = [d for d in diffs if d[2] >= self.alert_confidence]
         if not sure or len(sure) > STUBBORN_MAX or sum(c for _, _, c in diffs if c < self.alert_confidence) >= self.accept_cost:
@@ -296,7 +301,8 @@ class Tracker(Line, Evidence, Search, Alternatives):
         before = best.base  # the committed position's readings (this look's search started there)
         touched = [(k, reading_error(v, best.exp.get(k))) for k, v, _ in sure if before.get(k) != best.exp.get(k)]
         if not touched:
-            return sure
+            steady = not self.x.stubborn_steady_only or all(self._prev_items.get(k) == v for k, v, _ in sure)
+            return sure if steady else []
         one_off = len(touched) == 1 and one_piece_off(touched[0][1])
         seen, looks = self._miscount
         self._miscount = (touched[0], looks + 1 if seen == touched[0] else 1) if one_off else (None, 0)

@@ -56,6 +56,7 @@ class WendakeEvidence:
     score_alert_confidence = SCORE_ALERT_CONFIDENCE
     pref_cost = PREF_COST
     near_pile_only = False  # a re-read past look passes any one piece off (a fish read onto an empty space too)
+    stubborn_steady_only = False  # a steady misread of a place the moves leave alone may first show in this look
 
     def is_score(self, key: str) -> bool:
         """Whether ``key`` is a score-track reading (weighed apart, ``score_cost``)."""
