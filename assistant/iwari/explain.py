@@ -72,18 +72,11 @@ class IwariExplainer:
         self.t = tracker
         self.ed = edition or load_edition()
         self.lookalikes: dict = {}
-        # play-space faces read with runner-ups: (reading key, value, confidence) -> ((runner-up, margin behind), ...)
-        self._runner_ups: dict[tuple, tuple] = {}
 
     # ---- the game's moves, as the core plays them ------------------------------------------------------------
     def readings(self, readings: dict) -> dict:
         """An observation's readings as weighed: the play spaces together, as the ``played`` count of the turn's
-        cards (``observer.played_readings``); a ``played`` reading the look already gives is kept as it is. The play
-        spaces' runner-ups are kept for ``_near_tie_shows``."""
-        for i in range(1, len(play_spaces()) + 1):
-            r = readings.get(play_space_key(i))
-            if r is not None and r.others:
-                self._runner_ups[(play_space_key(i), r.value, r.confidence)] = tuple(r.others)
+        cards (``observer.played_readings``); a ``played`` reading the look already gives is kept as it is."""
         return {**played_readings(readings), **readings}
 
     def apply(self, state: State, move, validate: bool = True) -> None:
@@ -349,7 +342,7 @@ class IwariExplainer:
             value, conf = by_conf[k]
             if conf >= self.t.alert_confidence:
                 continue
-            for other, margin in self._runner_ups.get((k, value, conf), ()):
+            for other, margin in self.t.runner_ups(k, value, conf).items():  # the tile reader's, kept by the tracker
                 if margin > NEAR_TIE or other is None:
                     continue
                 turned = shown.copy()

@@ -128,10 +128,15 @@ class Evidence:
                 if self._known(key, value, expected):
                     known += w  # no new evidence: costs nothing
                 else:
-                    runner_ups = self._weighed.get((key, value, conf))
-                    cost += w if runner_ups is None else max(w, min(runner_ups.get(expected, 1.0), x.tile_evidence_cap))
+                    runner_ups = self.runner_ups(key, value, conf)
+                    cost += w if not runner_ups else max(w, min(runner_ups.get(expected, 1.0), x.tile_evidence_cap))
                     worst = max(worst, w)
         return Node(state, moves, exp, cost, score_cost, worst, pref, edits, known, off, base, x)
+
+    def runner_ups(self, key: str, value, conf: float) -> dict:
+        """{value: margin behind} the reader listed after ``value`` for the reading ``key`` read at ``conf`` (a tile
+        face's runner-ups, ``Reading.others``); empty when it listed none."""
+        return self._weighed.get((key, value, conf)) or {}
 
     def _known(self, key: str, value, expected) -> bool:
         """Whether ``value`` at ``key`` disagrees with ``expected`` exactly as a misreading tolerated before did:
