@@ -71,10 +71,8 @@ STANDINGS = {games.DEFAULT_GAME: _standings}  # a game's standings line; any oth
 
 def demo_options(game: str, players: int, states: int | None) -> tuple[object, str]:
     """(the renderer's options, the cache folder's name) of the bundled demo game of ``game`` for ``players``.
-    ``UserError`` for a game without a bundled demo, a player count it is not played with, or a renderer that
-    cannot draw the game yet. Wendake's are as they always were (same seeds, same folders)."""
-    from dataclasses import fields
-
+    ``UserError`` for a game without a bundled demo or a player count it is not played with. Wendake's are as they
+    always were (same seeds, same folders)."""
     from models.synth.recording import RecordingOptions
 
     g = games.get(game)
@@ -83,17 +81,9 @@ def demo_options(game: str, players: int, states: int | None) -> tuple[object, s
         raise UserError(f"{g.title} has no demo game yet; the demos are: {', '.join(sorted(DEMO_SEEDS))}.")
     if players not in seeds:
         raise UserError(f"--players must be {', '.join(map(str, sorted(seeds)[:-1]))} or {max(seeds)} (got {players}).")
-    if g.name == games.DEFAULT_GAME:
-        return RecordingOptions(
-            players=players, seed=seeds[players], max_states=states, hand_rate=0.5
-        ), f"{players}p-{states or 'all'}"
-    if "game" not in {f.name for f in fields(RecordingOptions)}:
-        raise UserError(
-            f"this renderer (models/synth/recording.py) draws Wendake games only: the {g.title} demo needs its "
-            "game option. Update the code, or run tablewatch demo without --game."
-        )
     opts = RecordingOptions(game=g.name, players=players, seed=seeds[players], max_states=states, hand_rate=0.5)
-    return opts, f"{g.name}-{players}p-{states or 'all'}"
+    prefix = "" if g.name == games.DEFAULT_GAME else f"{g.name}-"
+    return opts, f"{prefix}{players}p-{states or 'all'}"
 
 
 def run(args: argparse.Namespace) -> int:
