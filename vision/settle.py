@@ -128,17 +128,17 @@ def largest_blob(mask: np.ndarray, open_px: int = 1) -> int:
     return max((a for a, _ in blobs(mask, open_px)), default=0)
 
 
-def _grey(view: np.ndarray) -> np.ndarray:
-    import cv2
-
-    g = cv2.cvtColor(view, cv2.COLOR_BGR2GRAY) if view.ndim == 3 else view
-    return cv2.GaussianBlur(g, (3, 3), 0)
-
-
 def _blur(view: np.ndarray) -> np.ndarray:
+    """The small blur every comparison of views is made after (grey or colour)."""
     import cv2
 
     return cv2.GaussianBlur(view, (3, 3), 0)
+
+
+def _grey(view: np.ndarray) -> np.ndarray:
+    import cv2
+
+    return _blur(cv2.cvtColor(view, cv2.COLOR_BGR2GRAY) if view.ndim == 3 else view)
 
 
 def _colour_changed(view_bgr: np.ndarray, read_colour: np.ndarray | None, level: int) -> int:
