@@ -99,6 +99,11 @@ def applied(seqs: list[int]) -> tuple[list[int], int]:
     return sorted(set(seqs)), len(seqs) - len(set(seqs))
 
 
+def first_deliveries(seqs: list[int]) -> list[int]:
+    """Each seq at its first delivery: the order a hub applies them in (a QoS 1 repeat comes later and is ignored)."""
+    return list(dict.fromkeys(seqs))
+
+
 def test_a_game_is_published_in_order_with_setup_status_and_snapshot(broker, game):
     from assistant.apps.hub_publish import Publisher
 
@@ -178,6 +183,7 @@ def test_table_offline_for_a_while_sends_the_rest_when_back(broker, game):
     try:
         play(game, 10, rng)
         until(lambda: pub.status["acked"] == logged_seqs(game)[-1], what="the first acknowledgements")
+        before = logged_seqs(game)[-1]
         broker.stop()
         until(lambda: not pub.status["connected"], what="the publisher to notice")
         t0 = time.monotonic()
@@ -189,7 +195,12 @@ def test_table_offline_for_a_while_sends_the_rest_when_back(broker, game):
         until(lambda: set(reader.seqs()) >= set(want), timeout=40, what="the events played offline")
     finally:
         pub.stop()
-    assert reader.seqs() == want  # in order, none twice
+    # in order, none lost; the broker may deliver again what the reader had not acknowledged when it stopped (QoS 1
+    # with a persistent session), and a hub ignores such a repeat; nothing played offline comes twice
+    seqs = reader.seqs()
+    assert first_deliveries(seqs) == want
+    repeated = {s for s in seqs if seqs.count(s) > 1}
+    assert all(s <= before for s in repeated), f"events played offline came twice: {sorted(repeated)}"
     reader.close()
 
 
