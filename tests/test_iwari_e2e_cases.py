@@ -6,7 +6,7 @@ from __future__ import annotations
 from iwari_helpers import game, give, tent, totem
 
 from assistant.iwari.edits import conceal
-from assistant.iwari.observer import PLAYED, expected_readings, play_space_key, play_spaces
+from assistant.iwari.observer import PLAY_AREA, PLAYED, expected_readings, play_space_key, play_spaces
 from assistant.iwari.table_game import Iwari
 from assistant.table.observation import Observation, Reading
 from assistant.table.tracker import Tracker
@@ -76,3 +76,66 @@ def test_a_sure_or_far_read_still_contradicts_the_payment():
         assert "MoveRecognized" not in [e.kind for e in events], [e.to_json() for e in events]
         alerts = [e for e in events if e.kind == "IllegalMove"]
         assert alerts and alerts[0].rule == "I-TURN-6", [e.to_json() for e in events]
+
+
+def _spaces_look(s, changes: dict, spaces: list) -> Observation:
+    """A look at ``s`` with ``changes`` read surely on the map, and the play spaces read as ``spaces`` (Readings, the
+    rest bare): what the camera gives, the play area as its spaces."""
+    readings = {k: Reading(v, 1.0) for k, v in expected_readings(s).items() if k not in (PLAYED, PLAY_AREA)}
+    readings.update({k: Reading(v, 1.0) for k, v in changes.items()})
+    for i in range(1, len(play_spaces()) + 1):
+        readings[play_space_key(i)] = spaces[i - 1] if i <= len(spaces) else Reading(None, 1.0)
+    return Observation(1, 1.0, readings)
+
+
+def test_cards_read_unsurely_still_count_in_the_play_area():
+    """iwari_3p_s1002, frame 195: Ann's tent paid with a tundra card read unsurely, then her totem in a second
+    territory (I-TURN-1) paid with a glaciers card, read unsurely too. Three made-up turns (two swaps of glaciers,
+    her totem paid with it) explained the look while the colours were weighed alone, as if the tundra card had gone.
+    A card on a play space is surely no bare space, whatever its colour: two cards lie there, not one."""
+    s = game(3)
+    tent(s, "S10", 0)  # Ann's tent in T03 (glaciers): room for one totem there
+    give(s, 0, "tundra", "glaciers", "coast")
+    tracker = Tracker(conceal(s), game=IWARI)
+    red = (("tent:red", 1),)
+    tundra = Reading("tundra", 0.35, (("forest", 0.35),))
+    first = tracker.observe(_spaces_look(s, {"iwari-standard/S01": red}, [tundra]))
+    moves = [m for e in first if e.kind == "MoveRecognized" for m in e.moves]
+    assert [(m["type"], m.get("space")) for m in moves] == [("place", "S01")], [e.to_json() for e in first]
+    glaciers = Reading("glaciers", 0.45, (("coast", 0.45),))
+    changes = {"iwari-standard/S01": red, "iwari-standard/totem.T03": (("totem:red", 1),)}
+    events = tracker.observe(_spaces_look(s, changes, [tundra, glaciers]))
+    assert "MoveRecognized" not in [e.kind for e in events], [e.to_json() for e in events]
+    alerts = [e for e in events if e.kind == "IllegalMove"]
+    assert alerts and alerts[0].rule == "I-TURN-1", [e.to_json() for e in events]
+
+
+def test_a_play_area_count_that_no_move_explains_names_the_cards():
+    """Two cards laid and no piece placed: no swap (one card) or placement explains them, and the alert says how many
+    cards the play area holds against how many it should."""
+    s = game(3)
+    give(s, 0, "tundra", "glaciers", "coast")
+    tracker = Tracker(conceal(s), game=IWARI)
+    events = tracker.observe(_spaces_look(s, {}, [Reading("tundra", 0.4), Reading("coast", 0.4)]))
+    alerts = [e for e in events if e.kind in ("IllegalMove", "TableOutOfSync")]
+    assert alerts, [e.to_json() for e in events]
+    diffs = alerts[0].put_back if alerts[0].kind == "IllegalMove" else alerts[0].differences
+    texts = [d["text"] for d in diffs]
+    assert any("play area: should hold 0 cards, holds 2" in t for t in texts), texts
+
+
+def test_a_totem_on_its_tribes_own_top_or_a_swap_is_asked():
+    """One card laid that matches a territory the mover tops already, nothing else changed: a totem on that stack
+    (its height does not show from above) or a card swap (I-TURN-8). The stack's height scores (I-TOT-2), so the
+    tablet asks which it was."""
+    s = game(3)
+    tent(s, "S05", 0)
+    tent(s, "S06", 0)
+    totem(s, "T02", 0)  # Ann tops T02 (forest), room for one more
+    give(s, 0, "forest", "glaciers", "coast")
+    tracker = Tracker(conceal(s), game=IWARI)
+    events = tracker.observe(_spaces_look(s, {}, [Reading("forest", 1.0)]))
+    asks = [e for e in events if e.kind == "NeedsConfirmation"]
+    assert asks, [e.to_json() for e in events]
+    kinds = {tuple(m["type"] for m in c["moves"])[:1] for c in asks[0].candidates}
+    assert {("place",), ("swap",)} <= kinds, asks[0].candidates

@@ -128,16 +128,28 @@ def _reads(colours: list, confidences=None) -> dict[str, Reading]:
 
 
 def test_every_space_read_gives_the_played_count_at_the_lowest_confidence():
-    got = observer.played_readings(_reads(["forest", None, "forest", "coast"], [0.9, 0.4, 0.7, 1.0]))
-    assert got == {observer.PLAYED: Reading((("card:coast", 1), ("card:forest", 2)), 0.4)}
-    assert observer.played_readings(_reads([None] * 4, [1.0] * 4)) == {observer.PLAYED: Reading((), 1.0)}
+    got = observer.played_readings(_reads(["forest", None, "forest", "coast"], [0.9, 0.8, 0.4, 1.0]))
+    assert got[observer.PLAYED] == Reading((("card:coast", 1), ("card:forest", 2)), 0.4)
+    # how many cards lie there is as sure as the spaces' card-or-bare reads, not their colours: the bare space's 0.8
+    assert got[observer.PLAY_AREA] == Reading((("card", 3),), 0.8)
+    bare = observer.played_readings(_reads([None] * 4, [1.0] * 4))
+    assert bare == {observer.PLAYED: Reading((), 1.0), observer.PLAY_AREA: Reading((), 1.0)}
+
+
+def test_a_card_read_unsurely_is_a_card_unless_the_bare_space_is_close_behind():
+    reads = _reads(["tundra", None, None, None], [0.3, 1.0, 1.0, 1.0])
+    reads[observer.play_space_key(1)] = Reading("tundra", 0.3, (("forest", 0.3),))
+    assert observer.played_readings(reads)[observer.PLAY_AREA] == Reading((("card", 1),), 1.0)
+    reads[observer.play_space_key(1)] = Reading("tundra", 0.3, (("forest", 0.3), (None, 0.45)))
+    assert observer.played_readings(reads)[observer.PLAY_AREA] == Reading((("card", 1),), 0.45)
 
 
 def test_the_order_of_the_cards_on_the_spaces_does_not_matter():
     a = observer.played_readings(_reads(["glaciers", "desert", None, None]))
     b = observer.played_readings(_reads([None, None, "desert", "glaciers"]))
     c = observer.played_readings(_reads(["desert", None, "glaciers", None]))
-    assert a == b == c == {observer.PLAYED: Reading((("card:desert", 1), ("card:glaciers", 1)), 0.9)}
+    assert a == b == c
+    assert a[observer.PLAYED] == Reading((("card:desert", 1), ("card:glaciers", 1)), 0.9)
 
 
 def test_one_space_unread_gives_no_played_reading():
@@ -154,9 +166,10 @@ def test_the_explainer_adds_the_played_reading_and_keeps_one_given():
         weighed[observer.PLAYED] == Reading((("card:tundra", 1),), 0.9)
         and weighed["iwari-display/slot.1#tile"] == other["iwari-display/slot.1#tile"]
     )
-    given = Reading((("card:coast", 2),), 1.0)
+    given = Reading((("card:coast", 2),), 0.7)
     weighed = IwariExplainer(None).readings({**_reads(["tundra", None, None, None]), observer.PLAYED: given})
     assert weighed[observer.PLAYED] == given
+    assert weighed[observer.PLAY_AREA] == Reading((("card", 2),), 0.7)  # the count of the reading given
     assert IwariExplainer(None).readings(other) == other  # no play space read: nothing added
 
 

@@ -31,6 +31,7 @@ from assistant.iwari.maps import COLOURS
 from assistant.iwari.observer import (
     CONNECTION,
     FEAT,
+    PLAY_AREA,
     PLAYED,
     TOTEM,
     card,
@@ -45,7 +46,7 @@ from assistant.iwari.observer import (
 )
 from assistant.iwari.state import State
 from assistant.table.evidence import Node
-from assistant.table.observation import split_key, split_reading_key
+from assistant.table.observation import Reading, pieces, split_key, split_reading_key
 
 PREF_COST = 0.075  # the cost of one preference step beside the readings' confidences (as Wendake's, docs/tracker.md)
 UNREAD = 1  # preference steps for a move whose place was not read in the look
@@ -76,8 +77,13 @@ class IwariExplainer:
     # ---- the game's moves, as the core plays them ------------------------------------------------------------
     def readings(self, readings: dict) -> dict:
         """An observation's readings as weighed: the play spaces together, as the ``played`` count of the turn's
-        cards (``observer.played_readings``); a ``played`` reading the look already gives is kept as it is."""
-        return {**played_readings(readings), **readings}
+        cards and the ``play-area`` count of cards (``observer.played_readings``); a ``played`` reading the look
+        already gives (the play area read whole) is kept as it is, its count of cards at its confidence."""
+        out = {**played_readings(readings), **readings}
+        given = readings.get(PLAYED)
+        if given is not None:
+            out[PLAY_AREA] = Reading(pieces({"card": sum(n for _, n in given.value or ())}), given.confidence)
+        return out
 
     def apply(self, state: State, move, validate: bool = True) -> None:
         rules.apply(state, move, validate=validate)
@@ -141,6 +147,13 @@ class IwariExplainer:
 
     def put_back(self, key: str, expected, seen) -> dict:
         board, region, _ = split_reading_key(key)
+        if key == PLAY_AREA:
+            want, got = dict(expected or ()).get("card", 0), dict(seen or ()).get("card", 0)
+            text = (
+                f"{board} play area: should hold {want} card{'s' * (want != 1)}, holds {got} (take back the cards "
+                "no move paid with, or lay the ones missing)"
+            )
+            return {"key": key, "board": board, "region": region, "expected": _json(expected), "seen": _json(seen), "text": text}
         return {
             "key": key,
             "board": board,
@@ -243,7 +256,11 @@ class IwariExplainer:
         )
 
     def visible(self, node: Node) -> tuple:
-        return (hash(tuple(node.exp.items())),)
+        """What the table shows: the expected readings and every stack's totems. A stack's height shows on the table
+        though the camera reads only its top, and it scores (I-TOT-2), so two lines that differ in it are
+        confirmed by the players (a totem on a stack its tribe tops already, or a card swap, I-TURN-8)."""
+        stacks = tuple(sorted((t, tuple(s)) for t, s in node.state.stacks.items()))
+        return (hash(tuple(node.exp.items())), stacks)
 
     def hidden(self, node: Node) -> tuple:
         """Score values first (``Alternatives`` reads them there), then hands, the deck and the turn."""

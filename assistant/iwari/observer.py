@@ -17,8 +17,10 @@ Boards and readings (every region below is read; an empty region reads as the em
   play area until the turn ends (edition ``discard``, I-NIT-7), ``card:<colour>`` counted. The camera reads no
   ``played`` region: the play area is the play spaces ``played.1`` ... ``played.K`` (one card each, printed faces
   read as the display slots are: ``played.N#tile`` -> a colour name or None), and ``played_readings`` makes the
-  ``played`` count of a look's space reads. The players may lay the cards on any spaces in any order, so the
-  per-space keys are not expected. A display slot's or play space's own region (``slot.N``, ``played.N``, no
+  ``played`` count of a look's space reads. ``play-area`` -> how many cards lie in the play area, whatever their
+  colours, ``card`` counted: a card on a space is surely told from the bare printed space even where its colour is
+  read unsurely, so this count weighs as its own reading (``played_readings``). The players may lay the cards on
+  any spaces in any order, so the per-space keys are not expected. A display slot's or play space's own region (``slot.N``, ``played.N``, no
   ``#tile``) is not expected either: a card is no piece, and a reading there costs nothing.
 
 Never read: hands, the deck, the discard pile (hidden or face down), the score track (the tablet shows the
@@ -34,6 +36,7 @@ from calibration.builtin import region_ids
 
 DISPLAY_BOARD = "iwari-display"
 PLAYED = f"{DISPLAY_BOARD}/played"
+PLAY_AREA = f"{DISPLAY_BOARD}/play-area"  # the number of cards in the play area, any colour (``played_readings``)
 PLAY_SPACE = "played."  # region prefix of a play space, where one card the turn played lies
 TOTEM = "totem."  # region prefix of a totem circle
 FEAT = "feat."  # region prefix of a territory's feats
@@ -92,8 +95,9 @@ def play_space_key(space: int) -> str:
 def played_readings(readings: dict[str, Reading]) -> dict[str, Reading]:
     """The ``played`` reading (the turn's cards, ``card:<colour>`` counted) made of a look's play-space reads
     (``played.N#tile``: a colour name, or None for a bare space), whatever spaces the cards lie on; its confidence
-    the lowest of the spaces'. None of it unless every play space was read (a hand over one leaves the count
-    unknown)."""
+    the lowest of the spaces'. Beside it the ``play-area`` reading, how many cards lie there: its confidence the
+    lowest of the spaces' certainty that a card lies there or not (``_card_or_bare``), not of their colours. Neither
+    unless every play space was read (a hand over one leaves the count unknown)."""
     spaces = play_spaces()
     keys = [f"{DISPLAY_BOARD}/{s}{TILE}" for s in spaces]
     if not keys or any(k not in readings for k in keys):
@@ -103,7 +107,21 @@ def played_readings(readings: dict[str, Reading]) -> dict[str, Reading]:
         colour = readings[k].value
         if colour is not None:
             counts["card:" + colour] = counts.get("card:" + colour, 0) + 1
-    return {PLAYED: Reading(pieces(counts), min(readings[k].confidence for k in keys))}
+    n = sum(counts.values())
+    return {
+        PLAYED: Reading(pieces(counts), min(readings[k].confidence for k in keys)),
+        PLAY_AREA: Reading(pieces({"card": n}), min(_card_or_bare(readings[k]) for k in keys)),
+    }
+
+
+def _card_or_bare(read: Reading) -> float:
+    """How sure a play space's read is that a card lies there (or none): a bare space's confidence is its margin over
+    the likeliest card; a card's is the bare space's margin behind it among the runner-ups (``Reading.others``), and
+    1.0 when the reader did not list the bare space (it lists the runner-ups within ``vision.tiles.OTHERS_WITHIN``,
+    and a card's face ahead of the bare space by more is a card, whatever its colour)."""
+    if read.value is None:
+        return read.confidence
+    return min(1.0, next((m for v, m in read.others if v is None), 1.0))
 
 
 def expected_readings(state: State) -> dict[str, Pieces]:
@@ -133,6 +151,7 @@ def expected_readings(state: State) -> dict[str, Pieces]:
     for colour in state.played:
         counts["card:" + colour] = counts.get("card:" + colour, 0) + 1
     out[PLAYED] = pieces(counts)
+    out[PLAY_AREA] = pieces({"card": len(state.played)})
     return out
 
 
