@@ -8,6 +8,7 @@ from iwari_helpers import game, give, tent, totem
 from assistant.iwari.edits import conceal
 from assistant.iwari.observer import PLAY_AREA, PLAYED, expected_readings, play_space_key, play_spaces
 from assistant.iwari.table_game import Iwari
+from assistant.table.evidence import reading_error
 from assistant.table.observation import Observation, Reading
 from assistant.table.tracker import Tracker
 
@@ -49,7 +50,8 @@ def _tied_pair_look(played_1: Reading) -> list:
     s = game(2)
     give(s, 0, "desert", "desert", "coast")  # her hand known (cards taken from the display): no tundra card
     tracker = Tracker(s, game=IWARI)
-    readings = {k: Reading(v, 1.0) for k, v in expected_readings(s).items() if k != PLAYED}  # the spaces tell it
+    # the spaces tell the play area
+    readings = {k: Reading(v, 1.0) for k, v in expected_readings(s).items() if k not in (PLAYED, PLAY_AREA)}
     readings["iwari-standard/S01"] = Reading((("tent:" + s.tribes[0], 1),), 1.0)
     spaces = play_spaces()
     readings[play_space_key(1)] = played_1
@@ -139,3 +141,30 @@ def test_a_totem_on_its_tribes_own_top_or_a_swap_is_asked():
     assert asks, [e.to_json() for e in events]
     kinds = {tuple(m["type"] for m in c["moves"])[:1] for c in asks[0].candidates}
     assert {("place",), ("swap",)} <= kinds, asks[0].candidates
+
+
+def test_a_card_read_as_a_near_tie_pays_the_turn_that_shows_it():
+    """iwari_5p_s20, frame 48: Ann's tent in T01 (tundra) paid with a tundra card read desert, tundra close behind.
+    Her turn ended unseen and Bob's swap of a desert card explained the look exactly, the one card standing for two
+    turns'; later turns then lost their cards. A card the play area shows only as a near tie pays a piece of the
+    turn that lies there: that turn does not end within the look."""
+    s = game(3)
+    give(s, 0, "tundra", "glaciers", "coast")
+    tracker = Tracker(conceal(s), game=IWARI)
+    card = Reading("desert", 0.25, (("tundra", 0.2525), ("coast", 0.36)))
+    events = tracker.observe(_spaces_look(s, {"iwari-standard/S01": (("tent:red", 1),)}, [card]))
+    moves = [(e.player, m["type"]) for e in events if e.kind == "MoveRecognized" for m in e.moves]
+    assert moves == [(0, "place")], [e.to_json() for e in events]
+
+
+def test_a_past_look_passes_only_a_pile_read_one_off_as_noise():
+    """What a re-read takes for noise in an earlier look (``Explainer.near_miscount``): a feat pile read one short,
+    not a tent read where the line has none (I-TURN-4), nor one card more or less in the play area, whose cards are
+    each surely told from a bare space."""
+    x = Tracker(game(3), game=IWARI).x
+    feats = (("feat:none:honour", 2),), (("feat:none:honour", 1),)
+    assert x.near_miscount("iwari-standard/feat.T01", reading_error(*feats), *feats)
+    tent_read = (("tent:red", 1),), ()
+    assert not x.near_miscount("iwari-standard/S01", reading_error(*tent_read), *tent_read)
+    cards = (("card", 2),), (("card", 1),)
+    assert not x.near_miscount(PLAY_AREA, reading_error(*cards), *cards)

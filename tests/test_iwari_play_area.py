@@ -118,6 +118,7 @@ def test_the_camera_reads_the_play_area_the_observer_expects():
     readings = Observer([lay]).read_view("iwari-display", img, 2.0)
     weighed = IwariExplainer(None).readings(readings)
     assert weighed[observer.PLAYED].value == observer.expected_readings(state)[observer.PLAYED] != ()
+    assert weighed[observer.PLAY_AREA] == Reading(observer.expected_readings(state)[observer.PLAY_AREA], 1.0)
     assert all(readings[f"iwari-display/{s}"].value == () for s in SPACES)  # a card is no piece
 
 
@@ -188,8 +189,8 @@ def test_the_observer_expects_the_play_area_count_not_the_spaces():
 # ---- a game seen through a camera that reads the play spaces only -----------------------------------------------
 def _space_reads(readings: dict, rng: random.Random) -> dict:
     """A perfect camera's readings with the play area read as its spaces: the turn's cards on spaces drawn at
-    random, the ``played`` count left out."""
-    out = {k: v for k, v in readings.items() if k != observer.PLAYED}
+    random, the ``played`` and ``play-area`` counts left out."""
+    out = {k: v for k, v in readings.items() if k not in (observer.PLAYED, observer.PLAY_AREA)}
     cards = [c for key, n in readings[observer.PLAYED] for c in [key.split(":")[1]] * n]
     spaces = rng.sample(range(1, I.PLAY_SPACES + 1), I.PLAY_SPACES)
     for i, space in enumerate(spaces):

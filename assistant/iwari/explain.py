@@ -45,7 +45,7 @@ from assistant.iwari.observer import (
     slot_key,
 )
 from assistant.iwari.state import State
-from assistant.table.evidence import Node
+from assistant.table.evidence import Node, pile_miscount
 from assistant.table.observation import Reading, pieces, split_key, split_reading_key
 
 PREF_COST = 0.075  # the cost of one preference step beside the readings' confidences (as Wendake's, docs/tracker.md)
@@ -54,8 +54,9 @@ UNSEEN_SWAP = 2  # ... for a swap whose card the play area does not show
 # a display card face read weakly costs how far the expected colour fits behind the read, at most this: the tile
 # reader's runner-ups weighed by the core as for Wendake's tile faces (its TILE_EVIDENCE_CAP, docs/tracker.md)
 TILE_EVIDENCE_CAP = 0.3
-# a play space read below the alert confidence whose runner-up fits at most this far behind may show the runner-up
-NEAR_TIE = 0.4
+# a play space read below the alert confidence whose runner-up fits at most this far behind may show the runner-up:
+# any runner-up the tile reader lists (``vision.tiles.OTHERS_WITHIN``); docs/benchmarks.md, Issue 35, has the figures
+NEAR_TIE = 0.5
 TILE_NAMED = 0.1  # a display face read at this confidence or more names the card (Wendake's TILE_NAMED, docs/tracker.md)
 
 
@@ -66,7 +67,6 @@ class IwariExplainer:
     pref_cost = PREF_COST
     tile_evidence_cap = TILE_EVIDENCE_CAP
     score_alert_confidence = 0.55  # no score readings in Iwari
-    near_pile_only = True  # a tent or totem read where a re-read line has none is an illegal piece (I-TURN-4)
     stubborn_steady_only = True  # a new piece where the moves change nothing is an illegal piece seen (I-TURN-1)
 
     def __init__(self, tracker, edition=None):
@@ -164,6 +164,12 @@ class IwariExplainer:
         }
 
     # ---- the evidence hooks: every region is counted, or a stack's top read; nothing is a score -------------------
+    def near_miscount(self, key: str, error, value, expected) -> bool:
+        """A re-read past look passes one piece off only as a pile miscount (``pile_miscount``): a tent or totem read
+        where the line has none is an illegal piece (I-TURN-4); and never in the play area, whose cards are each
+        surely told from a bare space (a card more or less there is a payment or a swap the line gets wrong)."""
+        return key != PLAY_AREA and pile_miscount(error, value, expected)
+
     def is_score(self, key: str) -> bool:
         return False
 
@@ -296,8 +302,23 @@ class IwariExplainer:
                 out += [(M.Swap(c), 0, None) for c in sorted(new_cards)]
         if stage in ("place", "third", "swap", "refill") and len(st.hands[st.current]) < st.hand_size:
             out += self._draw_candidates(st, by_key, items.maps(self.t.alert_confidence)[0])
-        out.append((M.EndTurn(), 0, None))
+        if not self._paid_as_shown(node, by_key):
+            out.append((M.EndTurn(), 0, None))
         return out
+
+    @staticmethod
+    def _paid_as_shown(node: Node, by_key: dict) -> bool:
+        """Whether the line paid a piece this look with cards the play area shows only as a near tie
+        (``_near_tie_shows``): the look shows cards, not those. Such a payment stands for the cards lying there, so
+        the turn cannot end within the look (its cards would have gone, and the cards seen be another turn's)."""
+        seen = by_key.get(PLAYED)
+        if not isinstance(seen, tuple) or not seen:
+            return False
+        shown = Counter(colours_in(seen))
+        k = len(node.moves)
+        while k and not isinstance(node.moves[k - 1], M.EndTurn):
+            k -= 1
+        return any(isinstance(m, M.Place) and +(Counter(m.cards) - shown) for m in node.moves[k:])
 
     @staticmethod
     def _own_piece_seen(st: State, exp: dict, items) -> bool:

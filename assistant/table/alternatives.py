@@ -65,8 +65,13 @@ class Alternatives:
         for n in sorted(nodes, key=Node.key):
             if found >= 2:
                 break
-            if n is best or abs(n.cost - best.cost) > 1e-9 or abs(n.score_cost - best.score_cost) > 1e-9 \
-                    or n.worst >= self.alert_confidence or n.exp != best.exp:
+            if (
+                n is best
+                or abs(n.cost - best.cost) > 1e-9
+                or abs(n.score_cost - best.score_cost) > 1e-9
+                or n.worst >= self.alert_confidence
+                or n.exp != best.exp
+            ):
                 continue
             h = self.x.hidden(n)
             if h in keys:
@@ -76,8 +81,11 @@ class Alternatives:
             self.alts.append(Alternative(at, n.moves, n.edits, n.state, len(self._history), score=score))
             found += 1
         now = len(self._history)
-        keep = {id(a) for a in [a for a in self.alts if not a.score and a.born >= now - self.alt_horizon][-self.max_alts:]
-                + [a for a in self.alts if a.score and a.born >= now - SCORE_ALT_HORIZON][-SCORE_ALTS:]}
+        keep = {
+            id(a)
+            for a in [a for a in self.alts if not a.score and a.born >= now - self.alt_horizon][-self.max_alts :]
+            + [a for a in self.alts if a.score and a.born >= now - SCORE_ALT_HORIZON][-SCORE_ALTS:]
+        }
         self.alts = [a for a in self.alts if id(a) in keep]
         if not self.alts:
             self._history = []
@@ -105,7 +113,9 @@ class Alternatives:
             while not alt.dead and alt.born + alt.done < len(self._history):
                 items_then, committed_then = self._history[alt.born + alt.done]
                 node = self._followed(alt.now, committed_then, items_then)
-                self.stats["replayed" if node is not None else "replay_searches"] += 1  # looks replayed without a search, with one
+                self.stats["replayed" if node is not None else "replay_searches"] += (
+                    1  # looks replayed without a search, with one
+                )
                 if node is None:
                     node = min(self._explain(alt.now, items_then, max_nodes=SPECULATIVE_NODES), key=Node.key)
                 if not self._acceptable(node):
@@ -118,7 +128,9 @@ class Alternatives:
             if alt.dead:
                 continue
             node = min(self._explain(alt.now, items, max_nodes=SPECULATIVE_NODES), key=Node.key)
-            if self._acceptable(node) and (committed is None or (node.cost, node.score_cost) < (committed.cost, committed.score_cost)):
+            if self._acceptable(node) and (
+                committed is None or (node.cost, node.score_cost) < (committed.cost, committed.score_cost)
+            ):
                 moves = alt.line + list(node.moves)
                 edits = alt.line_edits + [{"at": len(alt.line) + i, "edit": e} for i, e in node.edits]
                 found.append(((round(node.cost, 6), round(node.score_cost, 6), len(moves)), alt, moves, edits))
@@ -151,12 +163,18 @@ class Alternatives:
             self.looks = (kept + [(at, items)])[-BACKTRACK_LOOKS:]
         self._forget()
         self.stats["switches"] += 1
-        events: list[Event] = [Correction(
-            "switch", [self.game.move_to_json(m) for m in removed], [self.game.move_to_json(m) for m in moves],
-            f"the table showed that an earlier turn went differently: {len(removed)} move(s) replaced by {len(moves)}",
-            edits)]
-        events += self.clear_alerts(("IllegalMove", "TableOutOfSync", "ScoreMismatch", "NeedsConfirmation"),
-                                     "an earlier turn was re-read")
+        events: list[Event] = [
+            Correction(
+                "switch",
+                [self.game.move_to_json(m) for m in removed],
+                [self.game.move_to_json(m) for m in moves],
+                f"the table showed that an earlier turn went differently: {len(removed)} move(s) replaced by {len(moves)}",
+                edits,
+            )
+        ]
+        events += self.clear_alerts(
+            ("IllegalMove", "TableOutOfSync", "ScoreMismatch", "NeedsConfirmation"), "an earlier turn was re-read"
+        )
         return events + self.x.check_scores(items)
 
     def _try_backtrack(self, items) -> list[Event] | None:
@@ -183,8 +201,12 @@ class Alternatives:
             if not ok:
                 known = dict(self.misreadings)
                 best, ok = self._with_missed_marker(best, nodes, items, base)
-            if best.moves and ok and list(best.moves) != self.moves[at:] \
-                    and self._explains_looks(base, best, [it for _, it in self.looks[-back:]]):
+            if (
+                best.moves
+                and ok
+                and list(best.moves) != self.moves[at:]
+                and self._explains_looks(base, best, [it for _, it in self.looks[-back:]])
+            ):
                 self.stats["backtracks"] += 1
                 edits = [{"at": i, "edit": e} for i, e in best.edits]
                 return self._switch(at, list(best.moves), edits, items)
@@ -199,8 +221,11 @@ class Alternatives:
         is none. ``readings`` (``{key: value}``): what the table shows, by default the last look's."""
         exp = self.game.expected_readings(self.state)
         shown = self._last_items if readings is None else readings
-        since = [m.since for k, v in shown.items()
-                 if (m := self.misreadings.get(k)) is not None and m.since is not None and k in exp and self._known(k, v, exp[k])]
+        since = [
+            m.since
+            for k, v in shown.items()
+            if (m := self.misreadings.get(k)) is not None and m.since is not None and k in exp and self._known(k, v, exp[k])
+        ]
         if not since:
             return None
         first = min(since)
@@ -220,10 +245,10 @@ class Alternatives:
 
     def _near(self, node: Node, items) -> bool:
         """Whether ``node`` explains a past look within its noise: acceptable, or off only by one sure reading
-        one piece short or over (four fish lying close, read as three), the rest unsure and few. A look accepted
-        on such a miscount may have been explained by a wrong move (a fish read short taken for one paid). Where
-        the game's ``Explainer.near_pile_only`` is set, only a pile miscount: the piece kind is both read and expected
-        there (Iwari: a tent read on a space the line leaves empty is an illegal tent, never noise, I-TURN-4)."""
+        one piece short or over (four fish lying close, read as three), the rest unsure and few, where the game
+        takes that for noise (``Explainer.near_miscount``; Iwari: a pile miscount only, a tent read on a space the
+        line leaves empty is an illegal tent, I-TURN-4). A look accepted on such a miscount may have been explained
+        by a wrong move (a fish read short taken for one paid)."""
         if self._acceptable(node):
             return True
         diffs = self.differing(node, items)
@@ -234,13 +259,4 @@ class Alternatives:
         error = reading_error(value, node.exp.get(key))
         if not one_piece_off(error):
             return False
-        return not self.x.near_pile_only or _pile_miscount(error, value, node.exp.get(key))
-
-
-def _pile_miscount(error, value, expected) -> bool:
-    """Whether a one-piece ``reading_error`` is a pile read one short or over: its piece kind is in both ``value``
-    and ``expected`` (piece counts), not a piece read where none is expected or none read where one is."""
-    if not isinstance(value, tuple) or not isinstance(expected, tuple):
-        return False
-    kind = next(iter(error))[0]
-    return dict(value).get(kind, 0) > 0 and dict(expected).get(kind, 0) > 0
+        return self.x.near_miscount(key, error, value, node.exp.get(key))

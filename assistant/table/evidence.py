@@ -35,7 +35,10 @@ class Look(list):
         got = self.cache.get(("maps", alert_confidence))
         if got is None:
             got = self.cache[("maps", alert_confidence)] = (
-                {k: (v, c) for k, v, c in self}, {k: v for k, v, _ in self}, {k for k, _, c in self if c < alert_confidence})
+                {k: (v, c) for k, v, c in self},
+                {k: v for k, v, _ in self},
+                {k for k, _, c in self if c < alert_confidence},
+            )
         return got
 
 
@@ -80,8 +83,14 @@ class Node:
         most known misreadings going on (a misreading made look after look goes on rather than vanish where a move
         could absorb it). docs/tracker.md gives the reasons."""
         left = self.x.open_actions(self.state)
-        return (round(self.cost + self.score_cost + self.x.pref_cost * self.pref, 6), round(self.cost, 6),
-                self.score_off, self.pref + left, len(self.moves), -round(self.known, 6))
+        return (
+            round(self.cost + self.score_cost + self.x.pref_cost * self.pref, 6),
+            round(self.cost, 6),
+            self.score_off,
+            self.pref + left,
+            len(self.moves),
+            -round(self.known, 6),
+        )
 
 
 def reading_error(value, expected):
@@ -99,6 +108,15 @@ def one_piece_off(error) -> bool:
     return isinstance(error, frozenset) and len(error) == 1 and abs(next(iter(error))[1]) == 1
 
 
+def pile_miscount(error, value, expected) -> bool:
+    """Whether a one-piece ``reading_error`` is a pile read one short or over: its piece kind is in both ``value``
+    and ``expected`` (piece counts), not a piece read where none is expected or none read where one is."""
+    if not isinstance(value, tuple) or not isinstance(expected, tuple):
+        return False
+    kind = next(iter(error))[0]
+    return dict(value).get(kind, 0) > 0 and dict(expected).get(kind, 0) > 0
+
+
 def missing_only(error) -> bool:
     """Whether a ``reading_error`` of piece counts is pieces missing only (none read that are not there)."""
     return isinstance(error, frozenset) and bool(error) and all(n < 0 for _, n in error)
@@ -108,8 +126,9 @@ class Evidence:
     """The tracker's evidence weighing (a part of ``Tracker``): scoring a line against a look, the known
     misreadings, and the readings still to explain."""
 
-    def node(self, state, moves: tuple, items, pref: int, exp=None, edits: tuple = (), as_read: bool = False,
-             base: dict | None = None) -> Node:
+    def node(
+        self, state, moves: tuple, items, pref: int, exp=None, edits: tuple = (), as_read: bool = False, base: dict | None = None
+    ) -> Node:
         """A candidate line scored against a look: ``exp`` the expected readings of ``state`` (made when None);
         ``base`` those of the position its search started from (``exp`` when None: the line starts there);
         ``as_read``: every reading weighed at its confidence (no ``Explainer.weight``)."""
@@ -123,7 +142,8 @@ class Evidence:
             if value == expected or expected is ABSENT:  # most readings agree: the quick test first
                 continue
             if x.differs(key, value, expected) and not (
-                    x.counted(key) and x.loose(key, value, conf, base) and one_piece_off(reading_error(value, expected))):
+                x.counted(key) and x.loose(key, value, conf, base) and one_piece_off(reading_error(value, expected))
+            ):
                 w = conf if as_read else x.weight(key, value, conf, exp, items, base)
                 if self._known(key, value, expected):
                     known += w  # no new evidence: costs nothing
@@ -147,15 +167,20 @@ class Evidence:
         if known is None:
             return False
         error = reading_error(value, expected)
-        return known.error == error or (value == known.value and self.x.counted(key) and missing_only(error)
-                                        and missing_only(known.error))
+        return known.error == error or (
+            value == known.value and self.x.counted(key) and missing_only(error) and missing_only(known.error)
+        )
 
     def is_open(self, key: str, value, exp: dict) -> bool:
         """Whether the reading ``value`` at ``key`` is a difference still to explain from expected readings
         ``exp``: it disagrees, and not as a known misreading does."""
         expected = exp.get(key, ABSENT)
-        return (value != expected and expected is not ABSENT and self.x.differs(key, value, expected)
-                and not self._known(key, value, expected))
+        return (
+            value != expected
+            and expected is not ABSENT
+            and self.x.differs(key, value, expected)
+            and not self._known(key, value, expected)
+        )
 
     def _learn_misreadings(self, node: Node, items, at: int) -> None:
         """After a look is accepted (its moves played from log position ``at``): remember the unsure disagreements
@@ -166,8 +191,10 @@ class Evidence:
         for key, value, conf in items:
             if key not in node.exp or self.x.is_score(key) or (flux and key.startswith(flux)):
                 continue
-            if self.x.differs(key, value, node.exp[key]) \
-                    and self.x.weight(key, value, conf, node.exp, items, node.base) < self.alert_confidence:
+            if (
+                self.x.differs(key, value, node.exp[key])
+                and self.x.weight(key, value, conf, node.exp, items, node.base) < self.alert_confidence
+            ):
                 if not self._known(key, value, node.exp[key]):
                     self.misreadings[key] = Misreading(reading_error(value, node.exp[key]), at, value)
             elif not self._known(key, value, node.exp[key]):  # reads right again, or a new sure disagreement (an

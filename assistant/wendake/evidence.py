@@ -55,8 +55,11 @@ class WendakeEvidence:
     tile_evidence_cap = TILE_EVIDENCE_CAP
     score_alert_confidence = SCORE_ALERT_CONFIDENCE
     pref_cost = PREF_COST
-    near_pile_only = False  # a re-read past look passes any one piece off (a fish read onto an empty space too)
     stubborn_steady_only = False  # a steady misread of a place the moves leave alone may first show in this look
+
+    def near_miscount(self, key: str, error, value, expected) -> bool:
+        """A re-read past look passes any one piece off as noise (a fish read onto an empty space too)."""
+        return True
 
     def is_score(self, key: str) -> bool:
         """Whether ``key`` is a score-track reading (weighed apart, ``score_cost``)."""
@@ -74,8 +77,9 @@ class WendakeEvidence:
         """The prefix of the reading keys an action still open may change (the current player's resources while
         the tile placed has actions open): their disagreements are not learned as misreadings."""
         t = state.turn
-        return f"{village_board(t.player)}/resource." if t is not None and t.placed == "tile" \
-            and t.cursor < len(t.pending) else None
+        return (
+            f"{village_board(t.player)}/resource." if t is not None and t.placed == "tile" and t.cursor < len(t.pending) else None
+        )
 
     def discounted(self, items) -> bool:
         """Whether the look reads a place whose weight ``weight`` may cap below its confidence (a Home)."""
@@ -144,16 +148,21 @@ class WendakeEvidence:
     def score_sig(node: Node, items):
         """The score readings that disagree with ``node`` (key, value), as a set."""
         colours = score_colours(node.state)
-        return frozenset((k, v) for k, v, _ in items if is_score_key(k) and k in colours
-                         and not score_reading_agrees(v, colours[k]))
+        return frozenset(
+            (k, v) for k, v, _ in items if is_score_key(k) and k in colours and not score_reading_agrees(v, colours[k])
+        )
 
     def _steady_read(self, key: str, value, conf: float, base: dict) -> bool:
         """Whether a resource space reads as at the last look that added moves, where it read as the position had
         it and as the search's start has it still, as surely within ``STEADY_MARGIN``: the pile did not change. Not
         a count that is a lower bound (``COUNT_BOUND_CONFIDENCE``): more pieces do not change it."""
         before = self.t.steady.get(key)
-        return before is not None and before[0] == value == base.get(key) \
-            and abs(conf - before[1]) <= STEADY_MARGIN and conf != COUNT_BOUND_CONFIDENCE
+        return (
+            before is not None
+            and before[0] == value == base.get(key)
+            and abs(conf - before[1]) <= STEADY_MARGIN
+            and conf != COUNT_BOUND_CONFIDENCE
+        )
 
     def loose(self, key: str, value, conf: float, base: dict) -> bool:
         """Whether a resource space's count is read too loosely to tell one piece more or less: below
@@ -163,8 +172,12 @@ class WendakeEvidence:
         if self._steady_read(key, value, conf, base):
             return False
         before = self.t.steady.get(key)
-        shaken = before is not None and before[0] == value and conf < STEADY_COUNT_CONFIDENCE \
+        shaken = (
+            before is not None
+            and before[0] == value
+            and conf < STEADY_COUNT_CONFIDENCE
             and before[1] - conf >= SHAKEN_COUNT_MARGIN
+        )
         return conf < LOOSE_COUNT_CONFIDENCE or shaken
 
     def weight(self, key: str, value, conf: float, exp: dict, items, base: dict) -> float:
@@ -176,16 +189,19 @@ class WendakeEvidence:
         board's restore heap; at most ``MARKED_TILE_CONFIDENCE`` for a tile face under an action marker ``exp`` has
         on its slot, read below ``MARKED_TILE_SURE`` or where ``exp`` keeps the tile of ``base`` (a tile does
         not change under a marker: the marker hides part of the face, and history knows the tile)."""
-        if key in self._homes and conf > HOME_STACK_CONFIDENCE and _fewer(value, exp.get(key)) and (
-                exp.get(key) == base.get(key)
-                or value == base.get(key) and self._hidden_at_home(key, value, exp, items)):
+        if (
+            key in self._homes
+            and conf > HOME_STACK_CONFIDENCE
+            and _fewer(value, exp.get(key))
+            and (exp.get(key) == base.get(key) or value == base.get(key) and self._hidden_at_home(key, value, exp, items))
+        ):
             return HOME_STACK_CONFIDENCE
         if key == RESTORE_HEAP:
             return min(conf, HEAP_CONFIDENCE)
         if conf < STEADY_COUNT_CONFIDENCE and self._steady_read(key, value, conf, base):
             return STEADY_COUNT_CONFIDENCE
         if key.endswith("#tile") and (conf < MARKED_TILE_SURE or exp.get(key) == base.get(key)):
-            slot = exp.get(key[:-len("#tile")])
+            slot = exp.get(key[: -len("#tile")])
             if isinstance(slot, tuple) and any(k.startswith("action_marker:") for k, _ in slot):
                 return min(conf, MARKED_TILE_CONFIDENCE)
         return conf
@@ -237,8 +253,11 @@ class WendakeEvidence:
         events: list[Event] = []
         for (q, track), aid in active.items():
             if (q, track) not in wrong:
-                events += self.t.clear_alerts(("ScoreMismatch",), f"{st.players[q].name}'s {track} disk is right again",
-                                             keep=[a for a in self.t.alerts if a != aid])
+                events += self.t.clear_alerts(
+                    ("ScoreMismatch",),
+                    f"{st.players[q].name}'s {track} disk is right again",
+                    keep=[a for a in self.t.alerts if a != aid],
+                )
         for (q, track), seen in wrong.items():
             if (q, track) in active:
                 continue
@@ -251,10 +270,21 @@ class WendakeEvidence:
                 if others or expected == self.ed.track_start:
                     continue
             where = f"on {seen}" if seen is not None else "not where it should be"
-            events.append(self.t.alert(ScoreMismatch(
-                0, SCORE_RULE, q, pl.name, track, expected, seen,
-                f"{pl.name}'s {track} disk is {where}; the engine counts {expected} {track} point(s) for {pl.colour} (W-SCR-6).",
-                f"Move the {pl.colour} disk on the {track} track to {expected}.")))
+            events.append(
+                self.t.alert(
+                    ScoreMismatch(
+                        0,
+                        SCORE_RULE,
+                        q,
+                        pl.name,
+                        track,
+                        expected,
+                        seen,
+                        f"{pl.name}'s {track} disk is {where}; the engine counts {expected} {track} point(s) for {pl.colour} (W-SCR-6).",
+                        f"Move the {pl.colour} disk on the {track} track to {expected}.",
+                    )
+                )
+            )
         return events
 
 
