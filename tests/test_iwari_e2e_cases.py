@@ -168,3 +168,33 @@ def test_a_past_look_passes_only_a_pile_read_one_off_as_noise():
     assert not x.near_miscount("iwari-standard/S01", reading_error(*tent_read), *tent_read)
     cards = (("card", 2),), (("card", 1),)
     assert not x.near_miscount(PLAY_AREA, reading_error(*cards), *cards)
+
+
+def _ask_then_bobs_totem(answer: str | None) -> list:
+    """Ann lays a forest card and nothing shows (a totem on her own stack in T02, or a swap); the players answer the
+    ask with ``answer`` ("place" or "swap", None: not at all); her turn ends; Bob puts a blue totem on T02, legal only
+    if Ann swapped (the stack's height is capped by her 2 tents there, I-TURN-5). The events of Bob's look."""
+    s = game(3)
+    tent(s, "S05", 0)
+    tent(s, "S06", 0)
+    totem(s, "T02", 0)
+    give(s, 0, "forest", "glaciers", "coast")
+    tracker = Tracker(conceal(s), game=IWARI)
+    events = tracker.observe(_spaces_look(s, {}, [Reading("forest", 1.0)]))
+    ask = next(e for e in events if e.kind == "NeedsConfirmation")
+    if answer is not None:
+        tracker.confirm(next(c["index"] for c in ask.candidates if c["moves"][0]["type"] == answer))
+    tracker.observe(_spaces_look(s, {}, []))  # her turn over: the card gone
+    blue = {"iwari-standard/totem.T02": (("totem:blue", 1),)}
+    return tracker.observe(_spaces_look(s, blue, [Reading("forest", 1.0)]))
+
+
+def test_a_stack_height_the_players_confirmed_flags_a_totem_over_the_majority():
+    """Answered "a totem": Bob's totem breaks the majority, an IllegalMove naming I-TURN-5. Unanswered, the camera
+    cannot tell the two apart, and the earlier turn is re-read as the swap that makes Bob's totem legal."""
+    events = _ask_then_bobs_totem("place")
+    alerts = [e for e in events if e.kind == "IllegalMove"]
+    assert alerts and alerts[0].rule == "I-TURN-5", [e.to_json() for e in events]
+    assert "IllegalMove" not in [e.kind for e in _ask_then_bobs_totem("swap")]
+    unanswered = _ask_then_bobs_totem(None)
+    assert [e.kind for e in unanswered][:1] == ["Correction"], [e.to_json() for e in unanswered]

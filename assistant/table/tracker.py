@@ -51,9 +51,20 @@ MISCOUNT_LOOKS = 3  # looks in a row a place the moves touch must show the same 
 class Tracker(Line, Evidence, Search, Alternatives):
     """Holds the game's state and explains observations (module docstring)."""
 
-    def __init__(self, state, game: Game | None = None, edition=None, beam: int = 10, max_depth: int = 14,
-                 accept_cost: float = 1.0, alert_confidence: float = 0.6, move_beam: int = 12,
-                 max_alts: int = 3, alt_horizon: int = 24, patience: int = SEARCH_PATIENCE):
+    def __init__(
+        self,
+        state,
+        game: Game | None = None,
+        edition=None,
+        beam: int = 10,
+        max_depth: int = 14,
+        accept_cost: float = 1.0,
+        alert_confidence: float = 0.6,
+        move_beam: int = 12,
+        max_alts: int = 3,
+        alt_horizon: int = 24,
+        patience: int = SEARCH_PATIENCE,
+    ):
         """Track a game from ``state`` (the game's own state, hidden things concealed). ``game``: the registered
         game (``assistant.table.game``; Wendake when None); ``edition``: the game's edition data, passed to its
         explainer (the game's default when None). The rest tune the search and the alerts (docs/tracker.md)."""
@@ -144,8 +155,11 @@ class Tracker(Line, Evidence, Search, Alternatives):
             self._miscount = (None, 0)
         if ok or stubborn:
             self._unexplained = 0
-            ties = [n for n in nodes if n.moves != best.moves and abs(n.cost - best.cost) < 1e-9
-                    and abs(n.score_cost - best.score_cost) < 1e-9]
+            ties = [
+                n
+                for n in nodes
+                if n.moves != best.moves and abs(n.cost - best.cost) < 1e-9 and abs(n.score_cost - best.score_cost) < 1e-9
+            ]
             distinct = self._visibly_different(best, ties)
             waited = len(self._deferred) and self._deferred_looks >= (MAX_DEFERRED_LOOKS if obs.boards_unread else 1)
             if distinct and best.moves and not waited and (obs.boards_unread or self._unread_matters(best, distinct, items)):
@@ -162,8 +176,9 @@ class Tracker(Line, Evidence, Search, Alternatives):
             at = len(self.moves)
             if best.moves:
                 # a choice is open until the next moves come in: ``confirm`` replaces the moves at the log's end
-                events += self.clear_alerts(("NeedsConfirmation",), "the game went on past that choice; "
-                                             "Undo or \"this is what happened\" still change it")
+                events += self.clear_alerts(
+                    ("NeedsConfirmation",), 'the game went on past that choice; Undo or "this is what happened" still change it'
+                )
                 cands = [self._candidate_json(i, n) for i, n in enumerate([best] + distinct[:4])] if distinct else []
                 events += self._accept(best)
                 if cands:
@@ -184,8 +199,12 @@ class Tracker(Line, Evidence, Search, Alternatives):
                 self._unexplained = 0
                 return switched
             failure = self._as_read(best, nodes, items)
-            if self._unexplained == 1 and failure.worst < self.alert_confidence and not failure.score_cost \
-                    and all("#tile" in k for k, _, _ in self.differing(failure, items)):
+            if (
+                self._unexplained == 1
+                and failure.worst < self.alert_confidence
+                and not failure.score_cost
+                and all("#tile" in k for k, _, _ in self.differing(failure, items))
+            ):
                 # only tile faces read weakly disagree, none surely: a poor look is looked at once more before the
                 # table is called out of sync; a piece or a disk out of place is called out at once
                 self.stats["held"] += 1
@@ -223,8 +242,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
         candidates (best first, 0 accepted) each name the boards whose readings it doubts (``boards``). The doubted
         readings become known misreadings, as for any look accepted with unsure disagreements."""
         best = lines[0]
-        events = self.clear_alerts(("IllegalMove", "TableOutOfSync"), "the table matches a legal position, some "
-                                   "readings doubted")
+        events = self.clear_alerts(("IllegalMove", "TableOutOfSync"), "the table matches a legal position, some readings doubted")
         events += self.clear_alerts(("NeedsConfirmation",), "a newer look asks again")
         cands = []
         for i, n in enumerate(lines[:5]):
@@ -237,9 +255,18 @@ class Tracker(Line, Evidence, Search, Alternatives):
         at = len(self.moves)
         self._deferred, self._deferred_looks = [], 0
         events += self._accept(best)
-        events.append(self.alert(NeedsConfirmation(0, cands, "The camera is not sure of " + (", ".join(boards) or "the table")
-                                                   + ": the table fits a legal position only if those readings are "
-                                                   "wrong. Please check the board and confirm what happened.")))
+        events.append(
+            self.alert(
+                NeedsConfirmation(
+                    0,
+                    cands,
+                    "The camera is not sure of "
+                    + (", ".join(boards) or "the table")
+                    + ": the table fits a legal position only if those readings are "
+                    "wrong. Please check the board and confirm what happened.",
+                )
+            )
+        )
         self._keep_look(items, at, best, nodes)
         if not obs.boards_unread:
             events += self.x.check_scores(items)
@@ -277,8 +304,12 @@ class Tracker(Line, Evidence, Search, Alternatives):
         if k in (0, len(best.moves)):
             return best
         for n in nodes:
-            if n.moves == best.moves[:k] and n.edits == tuple(e for e in best.edits if e[0] < k) \
-                    and abs(n.cost - best.cost) < 1e-9 and abs(n.score_cost - best.score_cost) < 1e-9:
+            if (
+                n.moves == best.moves[:k]
+                and n.edits == tuple(e for e in best.edits if e[0] < k)
+                and abs(n.cost - best.cost) < 1e-9
+                and abs(n.score_cost - best.score_cost) < 1e-9
+            ):
                 return n
         return best
 
@@ -339,7 +370,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
         return Correction("undo", [self.game.move_to_json(m) for m in removed], [], f"took back {k} move(s)")
 
     def correct(self, moves) -> list[Event]:
-        """"This is what happened": play ``moves`` (objects or JSON) from the current state; clears alerts.
+        """ "This is what happened": play ``moves`` (objects or JSON) from the current state; clears alerts.
         Hidden things the moves name or leave out are fitted to what the tracker knows (``_fill_hidden``)."""
         moves = [m if not isinstance(m, dict) else self.game.move_from_json(m) for m in moves]
         scratch = self.state.copy()
@@ -354,35 +385,50 @@ class Tracker(Line, Evidence, Search, Alternatives):
         self.apply_moves(played, edits)
         self._forget()
         self.looks = []  # moves entered by hand are never re-read
-        ev: list[Event] = [Correction("correct", [], [self.game.move_to_json(m) for m in played],
-                                      f"{len(played)} move(s) entered by hand", edits)]
+        ev: list[Event] = [
+            Correction(
+                "correct", [], [self.game.move_to_json(m) for m in played], f"{len(played)} move(s) entered by hand", edits
+            )
+        ]
         return ev + self.clear_alerts(None, "corrected by hand")
 
     def confirm(self, index: int) -> list[Event]:
         """Choose candidate ``index`` of the open NeedsConfirmation (0 = the one accepted): its moves replace the
         accepted ones at the end of the log. Works from the alert itself, so a resumed game can still answer it.
-        IndexError when there is no such choice open."""
+        Confirmed moves are never re-read (``_try_backtrack``), as moves entered by hand. IndexError when there is no
+        such choice open."""
         asks = [ev for ev in self.alerts.values() if isinstance(ev, NeedsConfirmation)]
         if not asks:
-            raise IndexError("no move is waiting for confirmation (a choice is open only until the next moves come in; "
-                             "use Undo or \"this is what happened\" to change an earlier one)")
+            raise IndexError(
+                "no move is waiting for confirmation (a choice is open only until the next moves come in; "
+                'use Undo or "this is what happened" to change an earlier one)'
+            )
         cands = asks[-1].candidates
         if not 0 <= index < len(cands):
             raise IndexError(f"no candidate {index} to confirm: choose 0 to {len(cands) - 1}")
         accepted = [self.game.move_from_json(m) for m in cands[0]["moves"]]
         chosen = [self.game.move_from_json(m) for m in cands[index]["moves"]]
         edits = list(cands[index].get("edits", []))
-        tail = self.moves[len(self.moves) - len(accepted):]
+        tail = self.moves[len(self.moves) - len(accepted) :]
         if index and tail != accepted:
-            raise IndexError("the moves of that choice are no longer the last in the log; use Undo or \"this is what "
-                             "happened\" instead")
+            raise IndexError(
+                'the moves of that choice are no longer the last in the log; use Undo or "this is what happened" instead'
+            )
         removed, added = (tail, chosen) if index else ([], [])
         if index:
             self._relog(len(accepted), chosen, edits)
             self._rebuild()
         self._forget()
-        ev: list[Event] = [Correction("confirm", [self.game.move_to_json(m) for m in removed], [self.game.move_to_json(m) for m in added],
-                                      f"candidate {index} confirmed", edits if added else [])]
+        self.looks = []  # moves the players confirmed are never re-read, as moves entered by hand
+        ev: list[Event] = [
+            Correction(
+                "confirm",
+                [self.game.move_to_json(m) for m in removed],
+                [self.game.move_to_json(m) for m in added],
+                f"candidate {index} confirmed",
+                edits if added else [],
+            )
+        ]
         return ev + self.clear_alerts(("NeedsConfirmation",), "confirmed")
 
     def alert(self, ev):
@@ -403,16 +449,27 @@ class Tracker(Line, Evidence, Search, Alternatives):
     def _accept(self, node: Node) -> list[Event]:
         events = []
         states, by_at = self._line_states(self.state, node)
-        ignored = sorted(k for k, v in node.exp.items() if k in self._last_items and self._last_items[k] != v
-                         and not self.x.is_score(k))
+        ignored = sorted(
+            k for k, v in node.exp.items() if k in self._last_items and self._last_items[k] != v and not self.x.is_score(k)
+        )
         # one MoveRecognized per run of moves by the same player
         for player, i, j, change in self.x.player_runs(states, node.moves):
             run = node.moves[i:j]
             texts = [self.game.describe(states[k], node.moves[k], states[k + 1]) for k in range(i, j)]
             edits = [{"at": k - i, "edit": e} for k in range(i, j) for e in by_at.get(k, ())]
-            events.append(MoveRecognized(player, None if player is None else self.game.player_name(states[i], player),
-                                         [self.game.move_to_json(m) for m in run], texts, change, self.game.year(states[i]),
-                                         round(node.cost, 4), ignored, edits))
+            events.append(
+                MoveRecognized(
+                    player,
+                    None if player is None else self.game.player_name(states[i], player),
+                    [self.game.move_to_json(m) for m in run],
+                    texts,
+                    change,
+                    self.game.year(states[i]),
+                    round(node.cost, 4),
+                    ignored,
+                    edits,
+                )
+            )
             # one move group per MoveRecognized, as a resumed game rebuilds them (undo takes back the last)
             self.apply_moves(list(run), edits)
         self.stats["moves"] += len(node.moves)
@@ -422,10 +479,13 @@ class Tracker(Line, Evidence, Search, Alternatives):
         """One candidate of a NeedsConfirmation, from the committed position: its moves with their hidden-information
         edits (what ``confirm`` plays), and each move in words (what the tablet shows)."""
         states, _ = self._line_states(self.state, node, validate=False)
-        return {"index": i, "moves": [self.game.move_to_json(m) for m in node.moves],
-                "edits": [{"at": at, "edit": e} for at, e in node.edits],
-                "texts": [self.game.describe(states[k], m, states[k + 1]) for k, m in enumerate(node.moves)],
-                "cost": round(node.cost + node.score_cost, 4)}
+        return {
+            "index": i,
+            "moves": [self.game.move_to_json(m) for m in node.moves],
+            "edits": [{"at": at, "edit": e} for at, e in node.edits],
+            "texts": [self.game.describe(states[k], m, states[k + 1]) for k, m in enumerate(node.moves)],
+            "cost": round(node.cost + node.score_cost, 4),
+        }
 
     def _explain_failure(self, best: Node, items) -> list[Event]:
         diffs = self.differing(best, items, 0.0)
@@ -443,9 +503,13 @@ class Tracker(Line, Evidence, Search, Alternatives):
             ev = IllegalMove(0, violation.rule, violation.message, violation.fix, player, self.game.move_to_json(move), put_back)
             self.stats["illegal"] += 1
         else:
-            ev = TableOutOfSync(0, "The table does not match any legal continuation of the game: "
-                                + "; ".join(d["text"] for d in put_back[:4]) + ". Put the pieces back, or enter what happened.",
-                                put_back)
+            ev = TableOutOfSync(
+                0,
+                "The table does not match any legal continuation of the game: "
+                + "; ".join(d["text"] for d in put_back[:4])
+                + ". Put the pieces back, or enter what happened.",
+                put_back,
+            )
             self.stats["out_of_sync"] += 1
         ev = self.alert(ev)
         ev._sig = signature
