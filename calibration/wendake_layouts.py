@@ -110,7 +110,9 @@ def map_layout(players: int, topology: dict | None = None) -> dict:
         if "flag" in t:
             attrs["flag"] = t["flag"]
             attrs["flag_distance"] = t["flag_distance"]
-        regions.append({"id": tid, "kind": "territory", "label": t["name"], "polygon": rect(x0, y0, CELL_MM, CELL_MM), "attributes": attrs})
+        regions.append(
+            {"id": tid, "kind": "territory", "label": t["name"], "polygon": rect(x0, y0, CELL_MM, CELL_MM), "attributes": attrs}
+        )
         pas = t["pas"]
         row_w = len(pas) * PA_MM + (len(pas) - 1) * PA_GAP_MM
         for i, pa in enumerate(pas):
@@ -121,12 +123,27 @@ def map_layout(players: int, topology: dict | None = None) -> dict:
                 pa_attrs["crop"] = pa["crop"]
             label = pa["crop"] if pa["kind"] == "harvest" else "hunt"
             regions.append(
-                {"id": f"{tid}.pa{i}", "kind": "productive_area", "label": label, "parent": tid, "polygon": rect(px, py, PA_MM, PA_MM), "attributes": pa_attrs}
+                {
+                    "id": f"{tid}.pa{i}",
+                    "kind": "productive_area",
+                    "label": label,
+                    "parent": tid,
+                    "polygon": rect(px, py, PA_MM, PA_MM),
+                    "attributes": pa_attrs,
+                }
             )
     for lid, lake in m["lakes"].items():
         r, c = lake["cell"]
         x0, y0 = MAP_MARGIN_MM + c * CELL_MM, MAP_MARGIN_MM + r * CELL_MM
-        regions.append({"id": lid, "kind": "lake", "label": lake["name"], "polygon": rect(x0, y0, CELL_MM, CELL_MM), "attributes": {"name": lake["name"]}})
+        regions.append(
+            {
+                "id": lid,
+                "kind": "lake",
+                "label": lake["name"],
+                "polygon": rect(x0, y0, CELL_MM, CELL_MM),
+                "attributes": {"name": lake["name"]},
+            }
+        )
     out["regions"] = regions
     out["adjacency"] = [list(b) for b in m["borders"]]
     return out
@@ -148,18 +165,52 @@ def mask_layout() -> dict:
         for col in range(3):
             k = row * 3 + col
             regions.append(
-                {"id": f"ceremony.{k}", "kind": "ceremony_space", "label": f"ceremony {k + 1}", "polygon": rect(60 + col * 46, 60 + row * 46, 40, 40), "attributes": {"index": k}}
+                {
+                    "id": f"ceremony.{k}",
+                    "kind": "ceremony_space",
+                    "label": f"ceremony {k + 1}",
+                    "polygon": rect(60 + col * 46, 60 + row * 46, 40, 40),
+                    "attributes": {"index": k},
+                }
             )
     regions.append({"id": "restore", "kind": "restore_area", "label": "restore area", "polygon": rect(60, 205, 132, 45)})
-    regions.append({"id": "deck", "kind": "card_space", "label": "mask deck", "polygon": rect(210, 60, 50, 72), "attributes": {"name": "deck"}})
-    regions.append({"id": "discard", "kind": "card_space", "label": "discard", "polygon": rect(270, 60, 50, 72), "attributes": {"name": "discard"}})
+    regions.append(
+        {
+            "id": "deck",
+            "kind": "card_space",
+            "label": "mask deck",
+            "polygon": rect(210, 60, 50, 72),
+            "attributes": {"name": "deck"},
+        }
+    )
+    regions.append(
+        {
+            "id": "discard",
+            "kind": "card_space",
+            "label": "discard",
+            "polygon": rect(270, 60, 50, 72),
+            "attributes": {"name": "discard"},
+        }
+    )
     for i in range(4):
         regions.append(
-            {"id": f"turn_order.{i + 1}", "kind": "turn_order_space", "label": f"order {i + 1}", "polygon": rect(210 + i * 29, 150, 25, 25), "attributes": {"index": i + 1}}
+            {
+                "id": f"turn_order.{i + 1}",
+                "kind": "turn_order_space",
+                "label": f"order {i + 1}",
+                "polygon": rect(210 + i * 29, 150, 25, 25),
+                "attributes": {"index": i + 1},
+            }
         )
     for i in range(7):
         regions.append(
-            {"id": f"year.{i + 1}", "kind": "year_space", "label": f"year {i + 1}", "polygon": rect(210 + i * 29, 195, 25, 25), "attributes": {"index": i + 1}}
+            {
+                "id": f"year.{i + 1}",
+                "kind": "year_space",
+                "label": f"year {i + 1}",
+                "polygon": rect(210 + i * 29, 195, 25, 25),
+                "attributes": {"index": i + 1},
+            }
         )
     for li, level in enumerate((3, 4, 5)):
         for ci, category in enumerate(("women", "hunters", "canoes")):
@@ -192,23 +243,47 @@ def village_layout(player: int) -> dict:
     regions = []
     for i in range(4):
         regions.append(
-            {"id": f"sage.{i + 1}", "kind": "sage_space", "label": f"sage {i + 1}", "polygon": rect(12, 55 + i * 45, 32, 32), "attributes": {"index": i + 1}}
+            {
+                "id": f"sage.{i + 1}",
+                "kind": "sage_space",
+                "label": f"sage {i + 1}",
+                "polygon": rect(12, 55 + i * 45, 32, 32),
+                "attributes": {"index": i + 1},
+            }
         )
     for row in range(3):
         for col in range(3):
             k = row * 3 + col
             regions.append(
-                {"id": f"slot.{k}", "kind": "tile_slot", "label": f"slot {k + 1}", "polygon": rect(55 + col * 62, 45 + row * 62, 58, 58), "attributes": {"index": k}}
+                {
+                    "id": f"slot.{k}",
+                    "kind": "tile_slot",
+                    "label": f"slot {k + 1}",
+                    "polygon": rect(55 + col * 62, 45 + row * 62, 58, 58),
+                    "attributes": {"index": k},
+                }
             )
     regions.append({"id": "long_house", "kind": "long_house", "label": "Long House", "polygon": rect(250, 45, 135, 80)})
     for i in range(6):
         r, c = divmod(i, 3)
         regions.append(
-            {"id": f"progress.{i + 1}", "kind": "progress_space", "label": f"progress {i + 1}", "polygon": rect(250 + c * 46, 135 + r * 46, 42, 42), "attributes": {"index": i + 1}}
+            {
+                "id": f"progress.{i + 1}",
+                "kind": "progress_space",
+                "label": f"progress {i + 1}",
+                "polygon": rect(250 + c * 46, 135 + r * 46, 42, 42),
+                "attributes": {"index": i + 1},
+            }
         )
     for i, name in enumerate(RESOURCES):
         regions.append(
-            {"id": f"resource.{name}", "kind": "resource_space", "label": name, "polygon": rect(55 + i * 50, 240, 46, 46), "attributes": {"name": name}}
+            {
+                "id": f"resource.{name}",
+                "kind": "resource_space",
+                "label": name,
+                "polygon": rect(55 + i * 50, 240, 46, 46),
+                "attributes": {"name": name},
+            }
         )
     out["regions"] = regions
     return out
@@ -234,7 +309,13 @@ def scores_layout(pair: str) -> dict:
         y = margin + t * (SCORE_SPACE_MM + 6.0)
         for v in range(26):
             regions.append(
-                {"id": f"{track}.{v}", "kind": "score_space", "label": str(v), "polygon": rect(margin + v * SCORE_SPACE_MM, y, SCORE_SPACE_MM, SCORE_SPACE_MM), "attributes": {"track": track, "value": v}}
+                {
+                    "id": f"{track}.{v}",
+                    "kind": "score_space",
+                    "label": str(v),
+                    "polygon": rect(margin + v * SCORE_SPACE_MM, y, SCORE_SPACE_MM, SCORE_SPACE_MM),
+                    "attributes": {"track": track, "value": v},
+                }
             )
     out["regions"] = regions
     return out
@@ -244,8 +325,8 @@ def scores_layout(pair: str) -> dict:
 
 
 def colour_card_layout() -> dict:
-    """An A5 card with 4 markers and 4 numbered spots: one piece of each player colour stands on a spot while
-    ``tablewatch calibrate colours`` learns the table's light."""
+    """An A5 card with 4 markers and 5 numbered spots (Iwari has 5 tribe colours, Wendake 4): one piece of each
+    player colour stands on a spot while ``tablewatch calibrate colours`` learns the table's light."""
     board = "colour-card"
     w, h = 210.0, 148.0
     out = {
@@ -259,10 +340,16 @@ def colour_card_layout() -> dict:
         "markers": corner_markers(board, w, h, SMALL_MARKER_MM, 25.0),
         "regions": [],
     }
-    for i in range(4):
-        x, y = 50 + (i % 2) * 80, 30 + (i // 2) * 60
+    corners = [(50 + (i % 2) * 80, 30 + (i // 2) * 60) for i in range(4)]
+    for i, (x, y) in enumerate([*corners, (90, 60)]):  # the fifth in the middle, 50 mm from each corner spot
         out["regions"].append(
-            {"id": f"spot.{i + 1}", "kind": "colour_spot", "label": str(i + 1), "polygon": rect(x, y, 30, 30), "attributes": {"index": i + 1}}
+            {
+                "id": f"spot.{i + 1}",
+                "kind": "colour_spot",
+                "label": str(i + 1),
+                "polygon": rect(x, y, 30, 30),
+                "attributes": {"index": i + 1},
+            }
         )
     return out
 

@@ -69,6 +69,26 @@ def test_learn_and_classify_under_different_lights(tmp_path, capsys):
         assert names.count(name) > 0.95 * len(names)
 
 
+def test_the_card_holds_every_iwari_tribe_colour(tmp_path, capsys):
+    """Iwari has five tribe colours (purple the fifth): the card's fifth spot, in its middle, learns it, the colours
+    named by ``--game iwari``; each spot's piece classifies as its own colour."""
+    order = ["red", "blue", "green", "yellow"]  # the game's order, spot by spot
+    five = {**{c: PIECES[c] for c in order}, "purple": (140, 40, 120)}
+    lay, warm, _ = _card_photo((0.68, 0.83, 0.9), five)
+    photo = tmp_path / "card.png"
+    cv2.imwrite(str(photo), warm)
+    out = tmp_path / "colours.json"
+    assert main(["calibrate", "colours", str(photo), "--game", "iwari", "--out", str(out)]) == 0
+    profile = C.load(out)
+    assert list(profile["colours"]) == ["red", "blue", "green", "yellow", "purple"]
+    assert profile["colours"]["purple"]["spot"] == "spot.5"
+    loc = locate(warm, [lay])[0]
+    spots = sorted((r for r in lay["regions"] if r["kind"] == "colour_spot"), key=lambda r: r["attributes"]["index"])
+    for spot, name in zip(spots, five):
+        names, _ = C.classify(profile, C._sample_board(warm, loc.homography, C.spot_points_mm(spot)))
+        assert max(set(names), key=names.count) == name
+
+
 def test_colours_errors(tmp_path):
     lay, warm, _ = _card_photo((0.68, 0.83, 0.9))
     grey = cv2.cvtColor(warm, cv2.COLOR_BGR2GRAY)

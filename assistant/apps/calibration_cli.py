@@ -12,7 +12,7 @@ from pathlib import Path
 from assistant.errors import UserError
 from assistant.iwari.maps import map_from_json
 from assistant.jsonfile import read_json, write_atomic
-from assistant.wendake.edition import load_edition
+from assistant.table import game as games
 from calibration import camera, colours, layout, render, sheet, trace
 from calibration import camera as cam
 from calibration.pdf import write_pdf
@@ -103,7 +103,8 @@ def add_parser(sub) -> None:
 
     p = csub.add_parser("colours", help="learn the player colours under this light from one photo of the colour card")
     p.add_argument("image", help="photo of the colour card with one piece of each colour on its numbered spot")
-    p.add_argument("--colours", help="colour names for spots 1, 2, 3, 4 (default: the game's colours from its edition data)")
+    p.add_argument("--colours", help="colour names for spots 1, 2, ... in order (default: the game's colours, --game)")
+    p.add_argument("--game", default=games.DEFAULT_GAME, help="the game whose colours the spots hold (default wendake)")
     p.add_argument("--layout", default="colour-card", help="the card's layout (default: built-in colour-card)")
     p.add_argument("--camera", help="camera.json")
     p.add_argument("--out", required=True, help="colours.json to write")
@@ -301,7 +302,7 @@ def _colours(args) -> int:
     if not loc.found:
         raise UserError("the colour card was not found: " + " ".join(loc.warnings))
     if args.colours is None:
-        args.colours = ",".join(load_edition().colours)
+        args.colours = ",".join(games.get(args.game).setup_options()["colours"])
     names = [n.strip() for n in args.colours.split(",") if n.strip()]
     profile = colours.learn(frame, lay, names, loc.homography)
     colours.save(profile, args.out)
