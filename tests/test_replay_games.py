@@ -239,6 +239,7 @@ def test_the_tracker_alone_gives_the_figures_of_a_game_seen_through_a_perfect_ca
     game = res["per_game"][0]
     assert game["turns"] >= 4 and game["turns_exact"] == game["turns"], game
     assert res["log_equal_share"] == 1.0 and res["false_alerts_per_20_legal_games"] == 0.0
+    assert res["legal_log_equal_share"] == 1.0 and res["injected_logs_equal"] == 0  # no game with injected moves
     assert res["illegal_accepted"] == 0 and res["flagged_share"] is None
 
 

@@ -357,6 +357,11 @@ def run_e2e(args) -> int:
     else:
         print(f"games {res['games']} ({res['legal_games']} legal)")
         print(f"move log equals the truth: {res['log_equal_share']}  (target >= 0.95)")
+        if res["legal_games"] < res["games"]:
+            print(
+                f"  legal games: {res['legal_log_equal_share']}; games with injected moves: "
+                f"{res['injected_logs_equal']} of {res['games'] - res['legal_games']}"
+            )
         print(f"illegal moves accepted: {res['illegal_accepted']}  (target 0)")
         print(f"injected illegal moves flagged: {res['flagged_share']} of {res['injected']}  (target >= 0.99)")
         print(f"false alerts per 20 legal games: {res['false_alerts_per_20_legal_games']}  (target <= 1)")

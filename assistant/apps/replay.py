@@ -469,6 +469,8 @@ def evaluate(
         "games": len(games),
         "latency_ms": latency,
         "log_equal_share": round(sum(g["log_equal"] for g in games) / len(games), 4) if games else None,
+        "legal_log_equal_share": round(sum(g["log_equal"] for g in legal) / len(legal), 4) if legal else None,
+        "injected_logs_equal": sum(g["log_equal"] for g in games if g["injected"]),
         "illegal_accepted": sum(g["illegal_accepted"] for g in games),
         "injected": inj,
         "flagged_share": round(sum(g["flagged"] for g in games) / inj, 4) if inj else None,
