@@ -10,6 +10,7 @@ from assistant.iwari.observer import PLAY_AREA, PLAYED, expected_readings, play_
 from assistant.iwari.table_game import Iwari
 from assistant.table.evidence import reading_error
 from assistant.table.observation import Observation, Reading
+from assistant.table.session import GameSession
 from assistant.table.tracker import Tracker
 
 IWARI = Iwari()
@@ -198,3 +199,21 @@ def test_a_stack_height_the_players_confirmed_flags_a_totem_over_the_majority():
     assert "IllegalMove" not in [e.kind for e in _ask_then_bobs_totem("swap")]
     unanswered = _ask_then_bobs_totem(None)
     assert [e.kind for e in unanswered][:1] == ["Correction"], [e.to_json() for e in unanswered]
+
+
+def test_the_tablet_says_why_it_asks_about_an_unseen_totem(tmp_path):
+    """The stack-height ask through a session, as the tablet reads it (the snapshot's alert ``tablet`` words): it says
+    that such a totem does not show from above and that the height counts (I-TOT-2), with both candidates."""
+    s = game(3)
+    tent(s, "S05", 0)
+    tent(s, "S06", 0)
+    totem(s, "T02", 0)
+    give(s, 0, "forest", "glaciers", "coast")
+    session = GameSession.create(str(tmp_path / "g.sqlite"), players=["Ann", "Bob", "Cy"], game="iwari", initial=conceal(s))
+    session.feed(_spaces_look(s, {}, [Reading("forest", 1.0)]))
+    snap = session.snapshot()
+    ask = next(a for a in snap["alerts"] if a["kind"] == "NeedsConfirmation")
+    assert "does not show from above" in ask["tablet"]["message"] and "I-TOT-2" in ask["tablet"]["message"]
+    texts = [" ".join(c["moves"]) for c in snap["confirmation"]["candidates"]]
+    assert any("totem" in t for t in texts) and any("swaps" in t for t in texts), texts
+    session.close()

@@ -154,15 +154,35 @@ def _move_log(initial: State, moves: list, edits: dict) -> tuple[list[dict], Sta
 
 
 def alert_words(state: State | None, alert: dict) -> dict:
-    """An alert in the players' words: its rule, message and fix, and one line per place to put right."""
+    """An alert in the players' words: its rule, message and fix, and one line per place to put right. A choice
+    between a totem on a stack its tribe tops already and a card swap, or another such stack, says why it is asked
+    (``_unseen_totem``)."""
     put_back = alert.get("put_back") or alert.get("differences") or []
+    message = alert.get("message", "")
+    if alert.get("kind") == "NeedsConfirmation" and _unseen_totem(alert.get("candidates") or []):
+        message = (
+            "A totem put on a stack its own tribe tops already does not show from above, and a card laid alone may be "
+            "a swap (I-TURN-8). The stack's height counts for the totem majorities (I-TOT-2): which was it?"
+        )
     return {
         "rules": [alert["rule"]] if alert.get("rule") else [],
-        "message": alert.get("message", ""),
+        "message": message,
         "fix": alert.get("fix"),
         "fix_lines": [d.get("text", "") for d in put_back if isinstance(d, dict)],
         "boards": [],
     }
+
+
+def _unseen_totem(candidates: list) -> bool:
+    """Whether the candidates differ in where an unseen totem went: a totem in one and a swap, or a totem elsewhere,
+    in another (the first move of each, as the tracker lists them)."""
+    firsts = []
+    for c in candidates:
+        moves = c.get("moves") if isinstance(c, dict) else None
+        if moves and isinstance(moves[0], dict):
+            firsts.append(moves[0])
+    totems = {m.get("territory") for m in firsts if m.get("type") == "place" and m.get("piece") == "totem"}
+    return bool(totems) and (len(totems) > 1 or any(m.get("type") == "swap" for m in firsts))
 
 
 def tablet_moves(state: State | None, action: str, payload: dict) -> list[dict]:

@@ -433,7 +433,8 @@ class GameSession:
             put_back = list(getattr(ev, "put_back", None) or getattr(ev, "differences", None) or [])
             own_fix = getattr(ev, "fix", None) if put_back and isinstance(ev, (IllegalMove, TableOutOfSync)) else a["fix"]
             a["tablet"] = self.game.alert_words(st, {"kind": ev.kind, "rule": a["rule"], "message": a["message"],
-                                                      "fix": own_fix, "put_back": put_back})
+                                                      "fix": own_fix, "put_back": put_back,
+                                                      "candidates": list(getattr(ev, "candidates", None) or [])})
             alerts.append(a)
             if isinstance(ev, NeedsConfirmation):
                 confirmation = {"seq": None, "candidates": [{"index": c["index"], "moves": c["texts"], "cost": c["cost"],
