@@ -46,7 +46,7 @@ from assistant.iwari.observer import (
 )
 from assistant.iwari.state import State
 from assistant.table.evidence import Node, pile_miscount
-from assistant.table.observation import Reading, pieces, split_key, split_reading_key
+from assistant.table.observation import Reading, pieces, pieces_within, split_key, split_reading_key
 
 PREF_COST = 0.075  # the cost of one preference step beside the readings' confidences (as Wendake's, docs/tracker.md)
 UNREAD = 1  # preference steps for a move whose place was not read in the look
@@ -164,10 +164,17 @@ class IwariExplainer:
         }
 
     # ---- the evidence hooks: every region is counted, or a stack's top read; nothing is a score -------------------
+    def turn_in_progress(self, diffs: list, exp: dict) -> bool:
+        """Whether all that differs from a position (its expected readings ``exp``) is cards laid in the play area
+        ahead of their piece (the players lay the cards, then reach for the piece): more cards than the position's,
+        nothing else. No rule is broken yet: the tracker raises no alert and waits for the piece, and a re-read takes
+        such a look for the moment before the piece."""
+        return bool(diffs) and all(k in (PLAYED, PLAY_AREA) and _more_cards(v, exp.get(k)) for k, v, _ in diffs)
+
     def near_miscount(self, key: str, error, value, expected) -> bool:
         """A re-read past look passes one piece off only as a pile miscount (``pile_miscount``): a tent or totem read
         where the line has none is an illegal piece (I-TURN-4); and never in the play area, whose cards are each
-        surely told from a bare space (a card more or less there is a payment or a swap the line gets wrong)."""
+        surely told from a bare space (cards laid ahead of their piece are ``turn_in_progress``)."""
         return key != PLAY_AREA and pile_miscount(error, value, expected)
 
     def is_score(self, key: str) -> bool:
@@ -302,15 +309,16 @@ class IwariExplainer:
                 out += [(M.Swap(c), 0, None) for c in sorted(new_cards)]
         if stage in ("place", "third", "swap", "refill") and len(st.hands[st.current]) < st.hand_size:
             out += self._draw_candidates(st, by_key, items.maps(self.t.alert_confidence)[0])
-        if not self._paid_as_shown(node, by_key):
+        if not self._stands_for_shown(node, by_key):
             out.append((M.EndTurn(), 0, None))
         return out
 
     @staticmethod
-    def _paid_as_shown(node: Node, by_key: dict) -> bool:
-        """Whether the line paid a piece this look with cards the play area shows only as a near tie
-        (``_near_tie_shows``): the look shows cards, not those. Such a payment stands for the cards lying there, so
-        the turn cannot end within the look (its cards would have gone, and the cards seen be another turn's)."""
+    def _stands_for_shown(node: Node, by_key: dict) -> bool:
+        """Whether the turn's moves in this look's line stand for cards the play area shows: a card swap of a card
+        lying there (I-TURN-8), or a piece paid with cards the play area shows only as a near tie
+        (``_near_tie_shows``). Then the turn cannot end within the look: its cards would have gone, and the cards
+        seen be another turn's (one card stood for a turn's swap and the next turn's too)."""
         seen = by_key.get(PLAYED)
         if not isinstance(seen, tuple) or not seen:
             return False
@@ -318,7 +326,10 @@ class IwariExplainer:
         k = len(node.moves)
         while k and not isinstance(node.moves[k - 1], M.EndTurn):
             k -= 1
-        return any(isinstance(m, M.Place) and +(Counter(m.cards) - shown) for m in node.moves[k:])
+        return any(
+            (isinstance(m, M.Place) and +(Counter(m.cards) - shown)) or (isinstance(m, M.Swap) and shown[m.card])
+            for m in node.moves[k:]
+        )
 
     @staticmethod
     def _own_piece_seen(st: State, exp: dict, items) -> bool:
@@ -536,6 +547,11 @@ class IwariExplainer:
         seen = sorted(new_cards.elements(), key=lambda c: (c != colour, -new_cards[c], c))
         pay = tuple(seen[:1]) if seen[:1] == [colour] else tuple(seen[:2])
         return M.Place(piece, terr, pay or (pays or [(colour,)])[0], space, third)
+
+
+def _more_cards(value, expected) -> bool:
+    """Whether a play-area reading shows every card ``expected`` holds and more (card counts)."""
+    return isinstance(value, tuple) and isinstance(expected, tuple) and value != expected and pieces_within(expected, value)
 
 
 def _json(v):

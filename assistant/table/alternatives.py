@@ -247,11 +247,14 @@ class Alternatives:
         """Whether ``node`` explains a past look within its noise: acceptable, or off only by one sure reading
         one piece short or over (four fish lying close, read as three), the rest unsure and few, where the game
         takes that for noise (``Explainer.near_miscount``; Iwari: a pile miscount only, a tent read on a space the
-        line leaves empty is an illegal tent, I-TURN-4). A look accepted on such a miscount may have been explained
-        by a wrong move (a fish read short taken for one paid)."""
+        line leaves empty is an illegal tent, I-TURN-4), or off only as a turn under way that no move showed yet
+        (``Explainer.turn_in_progress``: Iwari's cards laid ahead of their piece). A look accepted on such a
+        miscount may have been explained by a wrong move (a fish read short taken for one paid)."""
         if self._acceptable(node):
             return True
         diffs = self.differing(node, items)
+        if self.x.turn_in_progress(diffs, node.exp):  # a turn under way no move showed yet (cards laid ahead)
+            return True
         sure = [(k, v) for k, v, c in diffs if c >= self.alert_confidence]
         if len(sure) != 1 or sum(c for _, _, c in diffs if c < self.alert_confidence) >= self.accept_cost:
             return False

@@ -127,9 +127,10 @@ class Explainer(Protocol):
     score_alert_confidence: float  # a score reading this sure that disagrees is a score alert, not doubt of a line
     stubborn_steady_only: bool  # sure disagreements the moves do not touch let them in only if the last look read them so
 
-    def near_miscount(
-        self, key: str, error, value, expected
-    ) -> bool: ...  # a re-read past look's one sure reading one piece off may be noise
+    # a re-read past look's one sure reading one piece off may be noise
+    def near_miscount(self, key: str, error, value, expected) -> bool: ...
+    # the readings off a position (its expected readings exp), (key, value, conf), are a turn under way no move shows
+    def turn_in_progress(self, diffs: list, exp: dict) -> bool: ...
 
     # the inverse model
     def candidates(

@@ -57,6 +57,10 @@ class WendakeEvidence:
     pref_cost = PREF_COST
     stubborn_steady_only = False  # a steady misread of a place the moves leave alone may first show in this look
 
+    def turn_in_progress(self, diffs: list, exp: dict) -> bool:
+        """No Wendake difference is a turn under way that no move shows: every change is some move's."""
+        return False
+
     def near_miscount(self, key: str, error, value, expected) -> bool:
         """A re-read past look passes any one piece off as noise (a fish read onto an empty space too)."""
         return True
