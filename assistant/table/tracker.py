@@ -27,7 +27,7 @@ import time
 from collections import Counter
 
 from assistant.table import game as games
-from assistant.table.alternatives import BACKTRACK_LOOKS, BACKTRACK_TRIES, Alternative, Alternatives
+from assistant.table.alternatives import BACKTRACK_LOOKS, BACKTRACK_TRIES, SPECULATIVE_NODES, Alternative, Alternatives
 from assistant.table.events import (
     AlertCleared,
     Correction,
@@ -123,7 +123,10 @@ class Tracker(Line, Evidence, Search, Alternatives):
         self._weighed.update({(k, r.value, r.confidence): dict(r.others) for k, r in obs.readings.items() if r.others})
         self._prev_items = self._last_items
         self._last_items = {k: v for k, v, _ in items}
-        nodes = self._explain(self.state, items, self._deferred)
+        # after BACKTRACK_TRIES unexplained looks in a row (a table the camera cannot read, or a change left on it)
+        # the search is a speculative one: it still finds the table put right, or the next move, in a bounded time
+        lost = self._unexplained >= BACKTRACK_TRIES
+        nodes = self._explain(self.state, items, self._deferred, max_nodes=SPECULATIVE_NODES if lost else None)
         # a line the table's pieces accept goes before one that fits the score disks better but leaves a sure
         # reading unexplained: a disk put on the wrong space is a ScoreMismatch, not a reason to doubt the pieces
         acceptable = [n for n in nodes if self._acceptable(n)]

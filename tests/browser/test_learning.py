@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
-playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed (pip install -e '.[test]')")
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright for Python is not installed (pip install -e '.[test]')"
+)
 if not CHROMIUM.exists():
     pytest.skip("Chromium is not installed at /usr/bin/chromium (apt-get install -y chromium)", allow_module_level=True)
 expect = playwright_api.expect
@@ -63,8 +66,17 @@ def server(tmp_path):
             cv2.rectangle(img, (20 + 60 * i, 80), (70 + 60 * i, 150), (0, 220, 255), 4)
         return cv2.imencode(".jpg", img)[1].tobytes()
 
-    app = create_app(session, {"PIN_FILE": str(tmp_path / "pin.json"), "DATA_DIR": str(tmp_path / "data"), "HEARTBEAT_S": 2,
-                               "TABLE_PROFILE": profile, "ADAPT_NOW": adapt_now, "BOARD_JPEG": board_jpeg})
+    app = create_app(
+        session,
+        {
+            "PIN_FILE": str(tmp_path / "pin.json"),
+            "DATA_DIR": str(tmp_path / "data"),
+            "HEARTBEAT_S": 2,
+            "TABLE_PROFILE": profile,
+            "ADAPT_NOW": adapt_now,
+            "BOARD_JPEG": board_jpeg,
+        },
+    )
     srv = make_server(app, "127.0.0.1", 0, threads=16)
     threading.Thread(target=srv.run, daemon=True).start()
     tw = app.extensions["tablewatch"]
@@ -103,7 +115,12 @@ def test_set_up_check_offer_to_adapt_and_learning_status_reach_the_open_page(ser
     picture = panel.locator("figure.board-picture img")
     expect(picture).to_have_count(1)
     expect(picture).to_have_attribute("src", __import__("re").compile(r"^/board\.jpg\?board=wendake-map-2p&region="))
-    page.wait_for_function("document.querySelector('figure.board-picture img').naturalWidth === 360")
+    # the picture loaded at its width: polled from here, as the page's script policy (script-src 'self') refuses the
+    # string evaluation wait_for_function's polling uses once its first check fails (a slow box)
+    deadline = time.monotonic() + 10.0
+    while picture.evaluate("img => img.naturalWidth") != 360:
+        assert time.monotonic() < deadline, "the board picture did not load at 360 px wide"
+        time.sleep(0.05)
     page.screenshot(path=str(_artifact("setup-check")))
 
     panel.get_by_role("button", name="Adapt to this table").click()
