@@ -147,21 +147,14 @@ class IwariExplainer:
 
     def put_back(self, key: str, expected, seen) -> dict:
         board, region, _ = split_reading_key(key)
+        text = f"{board} {region}: should hold {_words(expected)}, holds {_words(seen)} (put the pieces back)"
         if key == PLAY_AREA:
             want, got = dict(expected or ()).get("card", 0), dict(seen or ()).get("card", 0)
             text = (
                 f"{board} play area: should hold {want} card{'s' * (want != 1)}, holds {got} (take back the cards "
                 "no move paid with, or lay the ones missing)"
             )
-            return {"key": key, "board": board, "region": region, "expected": _json(expected), "seen": _json(seen), "text": text}
-        return {
-            "key": key,
-            "board": board,
-            "region": region,
-            "expected": _json(expected),
-            "seen": _json(seen),
-            "text": f"{board} {region}: should hold {_words(expected)}, holds {_words(seen)} (put the pieces back)",
-        }
+        return {"key": key, "board": board, "region": region, "expected": _json(expected), "seen": _json(seen), "text": text}
 
     # ---- the evidence hooks: every region is counted, or a stack's top read; nothing is a score -------------------
     def turn_in_progress(self, diffs: list, exp: dict) -> bool:
@@ -292,14 +285,15 @@ class IwariExplainer:
         out: list = []
         stage = st.turn.stage
         new_cards = self._new_cards(st, by_key)
+        # the look's pieces beyond the line's, read once for the placements and the swap
+        new = list(_new_pieces(st, node.exp, items)) if stage in ("start", "place", "third") else []
         if stage in ("start", "place"):
-            out += self._place_candidates(
-                st, items, new_cards, third=False, shown=self._shown_in(st, node.exp, items, st.current)
-            )
+            shown = _shown_in(st, new, st.current)
+            out += self._place_candidates(st, items, new_cards, third=False, shown=shown)
         if st.third is not None and stage in ("place", "third") and st.turn.cards < MAX_CARDS:
-            shown = self._shown_in(st, node.exp, items, st.third)
+            shown = _shown_in(st, new, st.third)
             out += self._place_candidates(st, items, new_cards, third=True, shown=shown)
-        if stage == "start" and st.hands[st.current] and not self._own_piece_seen(st, node.exp, items):
+        if stage == "start" and st.hands[st.current] and not _own_piece_seen(st, new):
             if new_cards is None or not new_cards:
                 colours = [
                     c for c in COLOURS if c in st.hands[st.current] or (None in st.hands[st.current] and unseen(st)[c] > 0)
@@ -330,40 +324,6 @@ class IwariExplainer:
             (isinstance(m, M.Place) and +(Counter(m.cards) - shown)) or (isinstance(m, M.Swap) and shown[m.card])
             for m in node.moves[k:]
         )
-
-    @staticmethod
-    def _own_piece_seen(st: State, exp: dict, items) -> bool:
-        """Whether the look shows a new tent or a new stack top of the current player's colour: a card swap, instead
-        of a regular move (I-TURN-8), does not explain that turn."""
-        mb = map_board(st) + "/"
-        colour = st.tribes[st.current]
-        mine = ("tent:" + colour, "totem:" + colour)
-        for key, seen, _ in items:
-            if key.startswith(mb) and isinstance(seen, tuple) and seen != exp.get(key):
-                if any(k in mine and n > dict(exp.get(key) or ()).get(k, 0) for k, n in seen):
-                    return True
-        return False
-
-    @staticmethod
-    def _shown_in(st: State, exp: dict, items, tribe: int) -> set:
-        """The territories where the look shows a new tent or a new stack top of ``tribe``'s colour, read at any
-        confidence."""
-        mb = map_board(st) + "/"
-        colour = st.tribes[tribe]
-        out = set()
-        for key, seen, _ in items:
-            if not key.startswith(mb) or not isinstance(seen, tuple) or seen == exp.get(key):
-                continue
-            before = dict(exp.get(key) or ())
-            region = key[len(mb) :]
-            for piece_key, n in seen:
-                if n <= before.get(piece_key, 0):
-                    continue
-                if piece_key == "tent:" + colour and region in st.map.tent_spaces:
-                    out.add(st.map.tent_spaces[region])
-                elif piece_key == "totem:" + colour and region.startswith(TOTEM):
-                    out.add(region[len(TOTEM) :])
-        return out
 
     @staticmethod
     def _new_cards(st: State, by_key: dict) -> Counter | None:
@@ -502,23 +462,15 @@ class IwariExplainer:
 
     def _guess_from(self, st: State, items):
         p = st.current
-        mb = map_board(st)
-        exp = expected_readings(st)
         new = []
-        for key, seen, _ in items:
-            board, region, _ = split_reading_key(key)
-            if board != mb or not isinstance(seen, tuple) or seen == exp.get(key):
+        for region, piece_key in _new_pieces(st, expected_readings(st), items):
+            colour = split_key(piece_key)[1]
+            placed = _placed(st, region, piece_key)
+            if colour not in st.tribes or placed is None:
                 continue
-            before = dict(exp.get(key) or ())
-            for piece_key, n in seen:
-                cls, colour, _ = split_key(piece_key)
-                if n <= before.get(piece_key, 0) or colour not in st.tribes:
-                    continue
-                tribe = st.tribes.index(colour)
-                if cls == "tent" and region in st.map.tent_spaces:
-                    new.append((tribe != p, 0, "tent", st.map.tent_spaces[region], region, tribe))
-                elif cls == "totem" and region.startswith(TOTEM):
-                    new.append((tribe != p, 1, "totem", region[len(TOTEM) :], None, tribe))
+            tribe = st.tribes.index(colour)
+            piece, terr, space = placed
+            new.append((tribe != p, piece == "totem", piece, terr, space, tribe))
         s = st.copy()
         new_cards = self._new_cards(st, items.maps(self.t.alert_confidence)[1]) or Counter()
         for _, _, piece, terr, space, tribe in sorted(new):
@@ -547,6 +499,46 @@ class IwariExplainer:
         seen = sorted(new_cards.elements(), key=lambda c: (c != colour, -new_cards[c], c))
         pay = tuple(seen[:1]) if seen[:1] == [colour] else tuple(seen[:2])
         return M.Place(piece, terr, pay or (pays or [(colour,)])[0], space, third)
+
+
+def _new_pieces(st: State, exp: dict, items):
+    """(region, piece key) of each piece the look shows on the map, read at any confidence, beyond what ``exp``
+    expects there."""
+    mb = map_board(st) + "/"
+    for key, seen, _ in items:
+        if key.startswith(mb) and isinstance(seen, tuple) and seen != exp.get(key):
+            before = dict(exp.get(key) or ())
+            yield from ((key[len(mb) :], piece_key) for piece_key, n in seen if n > before.get(piece_key, 0))
+
+
+def _placed(st: State, region: str, piece_key: str) -> tuple[str, str, str | None] | None:
+    """(piece, territory, tent space or None) a piece seen in ``region`` stands for: a tent on a tent space, a totem
+    on a totem circle; None elsewhere."""
+    piece = split_key(piece_key)[0]
+    if piece == "tent" and region in st.map.tent_spaces:
+        return "tent", st.map.tent_spaces[region], region
+    if piece == "totem" and region.startswith(TOTEM):
+        return "totem", region[len(TOTEM) :], None
+    return None
+
+
+def _own_piece_seen(st: State, new: list) -> bool:
+    """Whether the look's new pieces (``_new_pieces``) hold a tent or a stack top of the current player's colour: a
+    card swap, instead of a regular move (I-TURN-8), does not explain that turn."""
+    colour = st.tribes[st.current]
+    return any(piece_key in ("tent:" + colour, "totem:" + colour) for _, piece_key in new)
+
+
+def _shown_in(st: State, new: list, tribe: int) -> set:
+    """The territories where the look's new pieces (``_new_pieces``) show a tent or a stack top of ``tribe``'s
+    colour."""
+    colour = st.tribes[tribe]
+    out = set()
+    for region, piece_key in new:
+        placed = _placed(st, region, piece_key) if piece_key in ("tent:" + colour, "totem:" + colour) else None
+        if placed is not None:
+            out.add(placed[1])
+    return out
 
 
 def _more_cards(value, expected) -> bool:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from assistant.iwari import moves as M
 from assistant.iwari import rules
+from assistant.iwari.board import mover, unseen_from_above
 from assistant.iwari.edits import apply_edit
 from assistant.iwari.state import State
 
@@ -61,10 +62,8 @@ class _Turn:
     def see(self, state: State, move) -> None:
         """Note what ``move`` shows, before it is played on ``state``."""
         if isinstance(move, M.Place):
-            tribe = state.third if move.third else state.current
-            stack = state.stacks.get(move.territory) if move.piece == "totem" else None
-            where = None if stack and stack[-1] == tribe else move.territory  # under its own colour: unseen
-            self.pieces[(move.piece, where, move.space, state.tribes[tribe])] += 1
+            where = None if unseen_from_above(state, move) else move.territory  # under its own colour: no territory
+            self.pieces[(move.piece, where, move.space, state.tribes[mover(state, move)])] += 1
         elif isinstance(move, M.Swap):
             self.swap = move.card
         elif isinstance(move, M.PlaceFeat):

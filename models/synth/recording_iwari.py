@@ -14,7 +14,7 @@ put on a tent space that holds another tribe's tent, which it replaces on the ta
 piece of a kind the tribe has none left of, I-COMP-3; only once a supply is out, which random games seldom reach).
 Each is paid with cards from the player's hand (the cards show in the play area); of the candidates the one
 ``rules.check`` rejects with the fewest broken rules is taken, and every rule it breaks is recorded. Only a piece a
-camera above can see is injected (``_shows``): a totem put on a stack its own tribe already tops changes no top,
+camera above can see is injected (``board.unseen_from_above``): a totem put on a stack its own tribe already tops changes no top,
 and its cards in the play area look like a legal swap (I-TURN-8), so no camera can flag it (docs/synth.md).
 """
 
@@ -27,7 +27,7 @@ import numpy as np
 from assistant.errors import UserError
 from assistant.iwari import moves as M
 from assistant.iwari import rules
-from assistant.iwari.board import MAX_CARDS, payment_table
+from assistant.iwari.board import MAX_CARDS, payment_table, unseen_from_above
 from assistant.iwari.edition import load_edition
 from assistant.iwari.generate import random_move
 from assistant.iwari.maps import map_names
@@ -134,13 +134,6 @@ def _candidates(kind: str, before, rng) -> list[M.Place]:
     return moves
 
 
-def _shows(before, cand: M.Place) -> bool:
-    """Whether the piece ``cand`` places shows from above: a tent always does, a totem unless its tribe already
-    tops that stack."""
-    stack = before.stacks.get(cand.territory) if cand.piece == "totem" else None
-    return not stack or stack[-1] != before.current
-
-
 def illegal_variant(kind: str, before, move, after, rng):
     """(illegal table state, record) for an injected change of ``kind`` instead of ``move``, made from the table
     ``before`` it, or None when it does not fit there (module doc). ``move`` and ``after`` are not used: every
@@ -153,7 +146,11 @@ def illegal_variant(kind: str, before, move, after, rng):
     for i in order:
         cand = cands[int(i)]
         rules_broken = sorted({v.rule for v in rules.check(before, cand)})
-        if want not in rules_broken or not _shows(before, cand) or (best is not None and len(rules_broken) >= len(best[1])):
+        if (
+            want not in rules_broken
+            or unseen_from_above(before, cand)
+            or (best is not None and len(rules_broken) >= len(best[1]))
+        ):
             continue
         bad = rules.apply(before.copy(), cand, validate=False)
         if table_signature_state(bad) != shown:
