@@ -34,8 +34,9 @@ from assistant.table import game as games
 from assistant.table.game import REGION_KINDS
 from assistant.table.observation import Observation, Reading
 from assistant.table.tracker import Tracker
+from tests.perfect_games import NAMES
+from tests.perfect_games import playout as seeded_playout
 
-NAMES = ["Ann", "Bob", "Cy", "Di", "Eve", "Fay"]
 MAX_MOVES = 3000  # a playout longer than this does not end
 SAMPLE = 12  # states sampled along a playout for the costlier checks
 CAMERA_MOVES = 120  # moves of a playout seen by the perfect camera (why not more: docs/tracker.md, Known limits)
@@ -47,17 +48,9 @@ IDS = [f"{name}-{n}p" for name, n in CASES]
 
 @functools.lru_cache(maxsize=None)
 def playout(name: str, players: int, seed: int = 1):
-    """(states, moves) of a seeded random game: ``states[k]`` is the state before ``moves[k]``, ``states[-1]`` the last."""
-    game = games.get(name)
-    rng = random.Random(seed)
-    state = game.new_state(NAMES[:players], seed=seed)
-    states, moves = [state], []
-    while not game.is_over(state) and len(moves) < MAX_MOVES:
-        move = game.random_move(state, rng)
-        state = game.apply(game.copy(state), move)
-        states.append(state)
-        moves.append(move)
-    return states, moves
+    """(states, moves) of a seeded random game (``tests.perfect_games.playout``), made once per test run:
+    ``states[k]`` is the state before ``moves[k]``, ``states[-1]`` the last."""
+    return seeded_playout(games.get(name), players, seed, MAX_MOVES)
 
 
 def sampled(states: list) -> list:

@@ -120,15 +120,22 @@ def test_a_play_area_difference_says_how_many_cards_lie_there():
     assert "play area: should hold 2 cards, holds 1" in text
 
 
+def _ann_tops_t02():
+    """A 3-player game where Ann tops T02 (forest) with her totem, her 2 tents there leaving room for one more, and
+    holds a forest card: a second totem of hers there would not show from above."""
+    s = game(3)
+    tent(s, "S05", 0)
+    tent(s, "S06", 0)
+    totem(s, "T02", 0)
+    give(s, 0, "forest", "glaciers", "coast")
+    return s
+
+
 def test_a_totem_on_its_tribes_own_top_or_a_swap_is_asked():
     """One card laid that matches a territory the mover tops already, nothing else changed: a totem on that stack
     (its height does not show from above) or a card swap (I-TURN-8). The stack's height scores (I-TOT-2), so the
     tablet asks which it was."""
-    s = game(3)
-    tent(s, "S05", 0)
-    tent(s, "S06", 0)
-    totem(s, "T02", 0)  # Ann tops T02 (forest), room for one more
-    give(s, 0, "forest", "glaciers", "coast")
+    s = _ann_tops_t02()
     tracker = Tracker(conceal(s), game=IWARI)
     events = tracker.observe(_spaces_look(s, {}, [Reading("forest", 1.0)]))
     asks = [e for e in events if e.kind == "NeedsConfirmation"]
@@ -168,11 +175,7 @@ def _ask_then_bobs_totem(answer: str | None) -> list:
     """Ann lays a forest card and nothing shows (a totem on her own stack in T02, or a swap); the players answer the
     ask with ``answer`` ("place" or "swap", None: not at all); her turn ends; Bob puts a blue totem on T02, legal only
     if Ann swapped (the stack's height is capped by her 2 tents there, I-TURN-5). The events of Bob's look."""
-    s = game(3)
-    tent(s, "S05", 0)
-    tent(s, "S06", 0)
-    totem(s, "T02", 0)
-    give(s, 0, "forest", "glaciers", "coast")
+    s = _ann_tops_t02()
     tracker = Tracker(conceal(s), game=IWARI)
     events = tracker.observe(_spaces_look(s, {}, [Reading("forest", 1.0)]))
     ask = next(e for e in events if e.kind == "NeedsConfirmation")
@@ -197,11 +200,7 @@ def test_a_stack_height_the_players_confirmed_flags_a_totem_over_the_majority():
 def test_the_tablet_says_why_it_asks_about_an_unseen_totem(tmp_path):
     """The stack-height ask through a session, as the tablet reads it (the snapshot's alert ``tablet`` words): it says
     that such a totem does not show from above and that the height counts (I-TOT-2), with both candidates."""
-    s = game(3)
-    tent(s, "S05", 0)
-    tent(s, "S06", 0)
-    totem(s, "T02", 0)
-    give(s, 0, "forest", "glaciers", "coast")
+    s = _ann_tops_t02()
     session = GameSession.create(str(tmp_path / "g.sqlite"), players=["Ann", "Bob", "Cy"], game="iwari", initial=conceal(s))
     session.feed(_spaces_look(s, {}, [Reading("forest", 1.0)]))
     snap = session.snapshot()
