@@ -23,9 +23,9 @@ class Search:
     """The tracker's search (a part of ``Tracker``)."""
 
     def _explain(self, state, items, starts: list[Node] = (), max_nodes: int | None = None) -> list[Node]:
-        """Candidate explanations of ``items`` from ``state``; ``starts``: candidates of an earlier look that was
-        left unexplained (a board under a hand), searched on from where they stopped as well, so that two turns
-        seen at once need not be found from scratch. ``max_nodes``: the nodes a speculative search may visit
+        """Candidate explanations of ``items`` from ``state``, the line with no moves first; ``starts``: candidates
+        of an earlier look that was left unexplained (a board under a hand), searched on from where they stopped as
+        well, so that two turns seen at once need not be found from scratch. ``max_nodes``: the nodes a speculative search may visit
         (``SPECULATIVE_NODES``)."""
         base = self.game.expected_readings(state)
         root = self.node(state, (), items, 0, base)

@@ -201,7 +201,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
             if switched is not None:
                 self._unexplained = 0
                 return switched
-            now = self.node(self.state, (), items, 0)
+            now = nodes[0]  # the accepted position itself, no moves (``_explain`` lists it first)
             if self.x.turn_in_progress(self.differing(now, items), now.exp):
                 # all that differs from the accepted position is a turn under way that no move shows yet (Iwari:
                 # cards laid ahead of their piece): no alert, however many looks it takes
