@@ -13,6 +13,7 @@ from assistant.iwari import rules
 from assistant.iwari.invariants import invariant_errors
 from assistant.iwari.setup import new_game
 from assistant.iwari.state import Turn
+from assistant.table.observation import Observation, Reading
 
 NAMES = ["Ann", "Bob", "Cy", "Di", "Eve"]
 
@@ -78,3 +79,9 @@ def new_turn(s, p: int) -> None:
     s.played = []
     s.current = p
     s.turn = Turn(p)
+
+
+def look(tracker, readings: dict, weak: dict | None = None) -> list:
+    """The events of one look: ``readings`` read sure, those in ``weak`` at the confidence it gives."""
+    weak = weak or {}
+    return tracker.observe(Observation(1, 1.0, {k: Reading(v, weak.get(k, 1.0)) for k, v in readings.items()}))

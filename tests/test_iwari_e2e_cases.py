@@ -3,7 +3,7 @@ there, so that no illegal table is explained by a legal-looking line (issue 35).
 
 from __future__ import annotations
 
-from iwari_helpers import game, give, tent, totem
+from iwari_helpers import game, give, look, tent, totem
 
 from assistant.iwari.edits import conceal
 from assistant.iwari.observer import PLAY_AREA, PLAYED, expected_readings, play_space_key, play_spaces
@@ -14,12 +14,6 @@ from assistant.table.session import GameSession
 from assistant.table.tracker import Tracker
 
 IWARI = Iwari()
-
-
-def look(tracker, readings: dict, weak: dict) -> list:
-    """The events of one look: ``readings`` read sure, those in ``weak`` at the confidence it gives."""
-    obs = {k: Reading(v, weak.get(k, 1.0)) for k, v in readings.items()}
-    return tracker.observe(Observation(1, 1.0, obs))
 
 
 def test_a_totem_over_the_majority_is_not_explained_by_an_unseen_totem_on_the_movers_own_stack():

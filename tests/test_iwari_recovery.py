@@ -4,22 +4,15 @@ rendered games with injected illegal changes (``tablewatch e2e --game iwari --in
 
 from __future__ import annotations
 
-from iwari_helpers import game, give, tent, totem
+from iwari_helpers import game, give, look, tent, totem
 
 from assistant.iwari.edits import conceal
 from assistant.iwari.observer import PLAYED, expected_readings
 from assistant.iwari.table_game import Iwari
-from assistant.table.observation import Observation, Reading
 from assistant.table.tracker import Tracker
 
 IWARI = Iwari()
 MAP = "iwari-standard/"
-
-
-def look(tracker, readings: dict, weak: dict | None = None) -> list:
-    """The events of one look: ``readings`` read sure, those in ``weak`` at the confidence it gives."""
-    weak = weak or {}
-    return tracker.observe(Observation(1, 1.0, {k: Reading(v, weak.get(k, 1.0)) for k, v in readings.items()}))
 
 
 def kinds(events) -> list[str]:
