@@ -61,6 +61,7 @@ LAZY: dict[tuple[str, str], str] = {
         "models.detector.train",
         "models.detector.net",
     ): "needs torch, the train extra; models.counter.train reads CROP_PX without it",
+    ("models.detector.train", "models.detector.gpu_crops"): "needs torch, the train extra, as models.detector.net",
 }
 
 

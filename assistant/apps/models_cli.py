@@ -79,6 +79,12 @@ def add_train_parser(subparsers) -> None:
     p.add_argument("--loader-workers", type=int, default=0,
                    help="processes drawing the crops (default 0: in the training process, the 60-minute recipe); each step's "
                         "crops are then seeded by (seed, step), the same for any number of workers")
+    p.add_argument("--gpu-crops", action="store_true",
+                   help="make the crops and their targets on --device (a GPU: no CPU loader to wait for), with a wider light "
+                        "augmentation (models/detector/gpu_crops.py)")
+    p.add_argument("--minutes", type=float, default=None,
+                   help="a time budget: the step count is set from the pace of the first steps (at most --steps) and written "
+                        "in the card")
     p.add_argument("--checkpoint", default=None, help="also save the best weights so far to this file at every validation")
     p.add_argument("--no-int8", action="store_true", help="skip the int8 variant")
     p.add_argument("--init", default=None,
@@ -144,6 +150,10 @@ def run_train(args) -> int:
     for name in ("steps", "batch", "val_every", "width"):
         _positive(name.replace("_", "-"), getattr(args, name))
     _positive("loader-workers", args.loader_workers, 0)
+    if args.minutes is not None and not args.minutes > 0:
+        raise UserError(f"--minutes must be a positive number of minutes (got {args.minutes}).")
+    if args.gpu_crops and args.loader_workers:
+        raise UserError("--gpu-crops makes the crops on the training device; drop --loader-workers.")
     if args.device != "cpu" and not args.device.startswith("cuda"):
         raise UserError(f"--device must be cpu or cuda (cuda:N for one of several GPUs), not {args.device!r}.")
     if args.crop < 32 or args.crop % 8:
@@ -170,7 +180,7 @@ def run_train(args) -> int:
     card = train(data, out, args.steps, args.batch, args.crop, args.px_per_mm, args.seed, args.val_scenes, args.val_every,
                  args.width, args.lr, small_px_per_mm=args.small_px_per_mm, device=args.device,
                  loader_workers=args.loader_workers, checkpoint=Path(args.checkpoint) if args.checkpoint else None,
-                 init=init, data_weights=args.data_weights)
+                 init=init, data_weights=args.data_weights, gpu_crops=args.gpu_crops, minutes=args.minutes)
     print(f"wrote {out / 'detector.onnx'} ({card['params']} parameters; best val F1 {card['val']['f1']:.3f} at step "
           f"{card['train']['best_step']}, {card['train']['minutes']:.1f} min) and {out / 'detector_val_curve.png'}")
     if not args.no_int8:

@@ -7,8 +7,10 @@ fine-tune, ``init_from_onnx``)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -28,6 +30,27 @@ def _bar(step: int, total: int, t0: float, loss: float, extra: str = "") -> None
     eta = el / step * (total - step) if step else 0.0
     sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] step {step}/{total}  loss {loss:.3f}  {el / 60:.1f} min  eta {eta / 60:.1f} min {extra}   ")
     sys.stderr.flush()
+
+
+PROBE_FROM, PROBE_STEPS = 20, 60  # --minutes: the steps timed to set the run's length
+BAR_EVERY = 10
+
+
+def _budget_steps(minutes: float, t0: float, t_from: float, now: float, cap: int) -> int:
+    """The steps that fit ``minutes`` at the pace of steps ``PROBE_FROM``..``PROBE_STEPS`` (timed ``t_from`` to
+    ``now``; the first steps pay for the device's warm-up), a tenth of the budget kept for validation and export;
+    at most ``cap``, at least ``PROBE_STEPS`` + 1."""
+    per = (now - t_from) / (PROBE_STEPS - PROBE_FROM)
+    return int(min(cap, max(PROBE_STEPS + 1, PROBE_STEPS + (0.9 * minutes * 60 - (now - t0)) / per)))
+
+
+def _tensor(a, dtype, device: str):
+    """A batch array on the device: numpy from the CPU loaders, or a tensor already there (``GpuCrops``)."""
+    import torch
+
+    if isinstance(a, np.ndarray):
+        return torch.from_numpy(a if dtype is None else a.astype(dtype)).to(device)
+    return a if dtype is None else a.to(torch.int64 if dtype is np.int64 else torch.float32)
 
 
 def focal_loss(pred, gt, weight):
@@ -257,13 +280,16 @@ def model_scales(px_per_mm: float, small_px_per_mm: float) -> dict:
 def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: float, seed: int, val_scenes: int,
           val_every: int, width: int, lr: float, limit: int | None = None, small_px_per_mm: float = 0.0, device: str = "cpu",
           loader_workers: int = 0, checkpoint: Path | None = None, init: Path | None = None,
-          data_weights: list[float] | None = None) -> dict:
+          data_weights: list[float] | None = None, gpu_crops: bool = False, minutes: float | None = None) -> dict:
     """Train on ``data`` (a synth folder, or several: their classes united, ``data_weights`` their shares of the
     crops, equal by default; validation on the last ``val_scenes`` of each) and export into ``out``; returns the
-    model card."""
+    model card. ``gpu_crops``: crops and their targets made on ``device`` (``gpu_crops.GpuCrops``); ``minutes``: a
+    time budget, the run's step count then set from the pace of its first ``PROBE_STEPS`` steps (at most
+    ``steps``) and written in the card, so that ``--steps`` with it repeats the run."""
     import torch
 
-    from models.detector.net import MULTIPLE, STRIDE, CentreNet, n_params  # needs torch: the train extra
+    from models.detector.gpu_crops import GpuCrops  # needs torch: the train extra
+    from models.detector.net import MULTIPLE, STRIDE, CentreNet, n_params
 
     torch.manual_seed(seed)
     if device == "cpu":
@@ -275,7 +301,8 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
     scales = model_scales(px_per_mm, small_px_per_mm)
     folders = [Path(d) for d in (data if isinstance(data, (list, tuple)) else [data])]
     shares = _shares(folders, data_weights)
-    views, rects, folder_of, scene_of, counts, man = load_sets(folders, scales, workers=max(2, loader_workers), limit=limit)
+    view_workers = max(2, loader_workers, min(16, os.cpu_count() or 2) if gpu_crops else 0)
+    views, rects, folder_of, scene_of, counts, man = load_sets(folders, scales, workers=view_workers, limit=limit)
     for folder, n_f in zip(folders, counts):
         if n_f < val_scenes + 10:
             raise UserError(f"{folder} holds {n_f} scenes; training needs at least {val_scenes + 10} in each --data folder "
@@ -308,17 +335,35 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
         card["train"]["init"] = init_from_onnx(model, init, card)  # copied into the parameters on their device
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     warm = min(50, steps // 10 + 1)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(s, steps) / steps)))
     out.mkdir(parents=True, exist_ok=True)
     history: list[dict] = []
     best = (-1.0, None)
-    t0 = time.perf_counter()
     run_loss = None
-    _LOADER.update(seed=seed, train_idx=train_idx, batch=batch, pick_p=pick_p, views=views, targets=targets, crop=crop,
-                   n_classes=len(classes), valid_hw=valid_hw)
-    draw = lambda: make_batch(views, targets, rng.choice(train_idx, batch, p=pick_p), crop, rng, len(classes), valid_hw)  # noqa: E731
-    T = lambda a, dtype=None: torch.from_numpy(a if dtype is None else a.astype(dtype)).to(device)  # noqa: E731
-    for step, (x, heat, w, pos) in enumerate(_batches(steps, loader_workers, draw), 1):
+    plan = {"steps": steps}
+    if gpu_crops:
+        gpu = GpuCrops(views, targets, train_idx, pick_p, crop, len(classes), device, seed, batch)
+        batches = (gpu.draw(s) for s in itertools.count(1))
+        card["train"]["gpu_crops"] = True
+        if device.startswith("cuda"):
+            torch.backends.cudnn.benchmark = True
+    else:
+        _LOADER.update(seed=seed, train_idx=train_idx, batch=batch, pick_p=pick_p, views=views, targets=targets, crop=crop,
+                       n_classes=len(classes), valid_hw=valid_hw)
+        draw = lambda: make_batch(views, targets, rng.choice(train_idx, batch, p=pick_p), crop, rng, len(classes), valid_hw)  # noqa: E731
+        batches = _batches(steps, loader_workers, draw)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / warm) * 0.5 * (1 + math.cos(math.pi * min(s, plan["steps"]) / plan["steps"])))
+    T = lambda a, dtype=None: _tensor(a, dtype, device)  # noqa: E731
+    t0 = time.perf_counter()
+    for step, (x, heat, w, pos) in enumerate(batches, 1):
+        if step > plan["steps"]:
+            break
+        if minutes is not None and step == PROBE_FROM + 1:
+            t_from = time.perf_counter()
+        if minutes is not None and step == PROBE_STEPS + 1:
+            plan["steps"] = _budget_steps(minutes, t0, t_from, time.perf_counter(), steps)
+        if minutes is not None and time.perf_counter() - t0 > minutes * 60 and step < plan["steps"]:
+            plan["steps"] = step  # over budget (slow validations): this step is the last
+        card["train"]["steps"] = plan["steps"]
         if init is not None:
             freeze_batchnorm(model)  # validate() puts the model back in train mode
         ph, preg, pcol, pside = model(T(x).float())
@@ -335,8 +380,9 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
         sched.step()
         lv = loss.item()
         run_loss = lv if run_loss is None else 0.95 * run_loss + 0.05 * lv
-        _bar(step, steps, t0, run_loss, f"{step * batch / (time.perf_counter() - t0):.0f} img/s")
-        if step % val_every == 0 or step == steps:
+        if step % BAR_EVERY == 0 or step == plan["steps"]:
+            _bar(step, plan["steps"], t0, run_loss, f"{step * batch / (time.perf_counter() - t0):.0f} img/s")
+        if step % val_every == 0 or step == plan["steps"]:
             m = validate(model, views, rects, val_idx, card, valid_hw, scale_of, device)
             history.append({"step": step, "loss": run_loss, **m, "minutes": (time.perf_counter() - t0) / 60})
             sys.stderr.write(f"\n  val @ {step}: recall {m['recall']:.3f} precision {m['precision']:.3f} F1 {m['f1']:.3f} colour+side {m['attr_acc']:.3f}\n")
