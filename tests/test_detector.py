@@ -188,6 +188,8 @@ def test_onnx_runtime_on_fresh_scenes():
     (["train", "--data", ".", "--steps", "0"], "--steps"),
     (["train", "--data", ".", "--device", "gpu"], "--device must be cpu or cuda"),
     (["train", "--data", ".", "--loader-workers", "-1"], "--loader-workers"),
+    (["train", "--data", ".", "--minutes", "0"], "--minutes must be a positive"),
+    (["train", "--data", ".", "--gpu-crops", "--loader-workers", "4"], "drop --loader-workers"),
     (["eval", "detector", "--n", "0"], "--n"),
     (["eval", "detector", "--players", "5"], "--players"),
     (["eval", "detector", "--model", "/nonexistent/x.onnx"], "not found"),

@@ -284,8 +284,8 @@ def train(data: Path, out: Path, steps: int, batch: int, crop: int, px_per_mm: f
     """Train on ``data`` (a synth folder, or several: their classes united, ``data_weights`` their shares of the
     crops, equal by default; validation on the last ``val_scenes`` of each) and export into ``out``; returns the
     model card. ``gpu_crops``: crops and their targets made on ``device`` (``gpu_crops.GpuCrops``); ``minutes``: a
-    time budget, the run's step count then set from the pace of its first ``PROBE_STEPS`` steps (at most
-    ``steps``) and written in the card, so that ``--steps`` with it repeats the run."""
+    time budget, the run's step count then set from the pace of its steps ``PROBE_FROM``..``PROBE_STEPS`` (at
+    most ``steps``) and written in the card, so that ``--steps`` with it repeats the run."""
     import torch
 
     from models.detector.gpu_crops import GpuCrops  # needs torch: the train extra
