@@ -108,6 +108,11 @@ def test_render_game_writes_a_replayable_folder(tmp_path):
     # the bought progress tiles are drawn unless asked not to; games cached before the option stay cached without
     assert not R.is_done(tmp_path, R.RecordingOptions(**{**opts.__dict__, "progress_tiles": False}))
     assert "progress_tiles" not in R.RecordingOptions(progress_tiles=False).key()
+    # the renderer's code is kept: a game drawn by other code is still reused, and told apart
+    assert not R.drawn_by_other_code(tmp_path)
+    done = json.loads((tmp_path / "done.json").read_text())
+    (tmp_path / "done.json").write_text(json.dumps({**done, "renderer": "0" * 16}))
+    assert R.is_done(tmp_path, opts) and R.drawn_by_other_code(tmp_path)
 
 
 @pytest.mark.slow
@@ -178,3 +183,18 @@ def test_e2e_with_a_table_profile_that_does_not_exist_says_how_to_make_one(tmp_p
                    str(tmp_path / "data"), "--table", "nowhere"])
     err = capsys.readouterr().err
     assert rc == 2 and "no table profile 'nowhere'" in err and "--harvest-to nowhere" in err and "\n" == err[-1]
+
+
+def test_a_game_drawn_by_other_renderer_code_is_reused_and_said(tmp_path, capsys):
+    """``render_games`` keeps a cached game whose ``done.json`` names other renderer code (a measured set stays
+    fixed), and says so in one line with the way to draw it again."""
+    opts = [R.RecordingOptions(players=2, seed=7, size=(960, 540), max_states=2, hand_rate=1.0)]
+    (folder,) = R.render_games(tmp_path, opts, progress=False)
+    done = json.loads((folder / "done.json").read_text())
+    (folder / "done.json").write_text(json.dumps({**done, "renderer": "0" * 16}))
+    stamp = (folder / "truth.json").stat().st_mtime_ns
+    capsys.readouterr()
+    assert R.render_games(tmp_path, opts) == [folder]
+    err = capsys.readouterr().err
+    assert "1 of 1 games" in err and "other renderer code" in err and "delete their folders" in err
+    assert (folder / "truth.json").stat().st_mtime_ns == stamp

@@ -34,11 +34,13 @@ game's seed), so several games can be played on the same table (the foreign-tabl
 Without ``family`` a game is rendered as before families existed, draw for draw.
 
 ``render_games`` renders many games in parallel processes and skips games already rendered with the same options
-(``done.json``), so the set is cached.
+(``done.json``), so the set is cached. ``done.json`` also keeps ``renderer_code()``, a hash of this package's
+source: a cached game drawn by other renderer code is reused as it is (a measured set stays fixed), and said.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -510,8 +512,27 @@ def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
     if look.look is not None:
         truth["look"] = look.look.to_json()
     (out / "truth.json").write_text(json.dumps(truth, default=_json_default), encoding="utf-8")
-    (out / "done.json").write_text(json.dumps({"options": opts.key(), "frames": len(frames)}), encoding="utf-8")
+    done = {"options": opts.key(), "frames": len(frames), "renderer": renderer_code()}
+    (out / "done.json").write_text(json.dumps(done), encoding="utf-8")
     return truth
+
+
+def renderer_code() -> str:
+    """A short hash of the scene renderer's source (``models/synth/*.py``), kept in each game's ``done.json``."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def drawn_by_other_code(out: Path) -> bool:
+    """Whether a rendered game's ``done.json`` names other renderer code than this (or none: drawn before the
+    hash was kept)."""
+    try:
+        return json.loads((Path(out) / "done.json").read_text(encoding="utf-8")).get("renderer") != renderer_code()
+    except (OSError, ValueError, AttributeError):
+        return True
 
 
 def is_done(out: Path, opts: RecordingOptions) -> bool:
@@ -552,6 +573,14 @@ def render_games(root: Path, options: list[RecordingOptions], workers: int = 1, 
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     jobs = [(str(root / part_for(o.game).folder(o)), o) for o in options]
+    old = [p for p, o in jobs if is_done(p, o) and drawn_by_other_code(p)]
+    if old and progress:
+        print(
+            f"{len(old)} of {len(jobs)} games under {root} were drawn by other renderer code than this one (models/synth "
+            f"changed since, or they predate its hash) and are reused as they are; delete their folders to draw them again.",
+            file=sys.stderr,
+            flush=True,
+        )
     done = []
     if workers > 1:
         import multiprocessing as mp
