@@ -44,7 +44,7 @@ class GpuCrops:
         self.labels = torch.as_tensor(lab, device=device)
         self.pick_p = torch.as_tensor(np.asarray(pick_p, np.float64), dtype=torch.float64, device=device)
 
-    def draw(self, step: int, light: bool = True):
+    def draw(self, step: int):
         """(images (B, 3, crop, crop) float 0..255, heat (B, C, h, w), weight (B, h, w), positives (N, 10): batch,
         cell y, cell x, offset x, y, log w, log h, class, colour, side), all on the device."""
         g = torch.Generator(device=self.device)
@@ -62,11 +62,9 @@ class GpuCrops:
             return torch.minimum(lo, hi) + u(B) * (hi - lo).abs()
 
         cx, cy = centre(W), centre(H)
-        img, keep_labels = self.render(vi, s, k, flip, cx, cy)
-        if light:
-            img = self.light(img, g)
-        heat, weight, pos = self.targets(keep_labels)
-        return img, heat, weight, pos
+        img, labels = self.render(vi, s, k, flip, cx, cy)
+        heat, weight, pos = self.targets(labels)
+        return self.light(img, g), heat, weight, pos
 
     def render(self, vi, s, k, flip, cx, cy):
         """The crops of views ``vi`` (indices into the training views) at scale ``s``, ``k`` quarter turns, ``flip``,
