@@ -241,7 +241,7 @@ def test_publisher_kill_9_resumes_after_the_acknowledged_seq(broker, game):
         want = logged_seqs(game)
         until(lambda: set(reader.seqs()) >= set(want), timeout=30, what="every event after the restart")
     finally:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)  # as a service manager stops it (assistant.apps.stopping)
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:

@@ -433,7 +433,7 @@ def run(
         time.sleep(max(0.0, start + seconds - time.time()))
         for p in procs.values():
             table_cpu += cpu_s(p.pid)
-            p.send_signal(signal.SIGINT)
+            p.send_signal(signal.SIGTERM)
         for p in procs.values():
             p.wait(timeout=60)
         stopped = time.time()
@@ -457,7 +457,7 @@ def run(
                 p.kill()
         reader.stop.set()
         if hub.poll() is None:
-            hub.send_signal(signal.SIGINT)
+            hub.send_signal(signal.SIGTERM)
             try:
                 hub.wait(timeout=20)
             except subprocess.TimeoutExpired:

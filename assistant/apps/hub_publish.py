@@ -33,6 +33,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 
 from assistant.apps import publish_cli
+from assistant.apps.stopping import sigterm_to_interrupt
 from assistant.errors import UserError
 from assistant.table import hubfollow, hubmsg, paths
 from assistant.table.hubfollow import Follower, HubSettings
@@ -377,6 +378,7 @@ class HubLink:
 
 # ---- tablewatch publish ----------------------------------------------------------------------------------------
 def run_publish(args) -> int:
+    sigterm_to_interrupt()
     hub = hubfollow.settings_from_args(args)
     if hub is None:
         raise UserError("tablewatch publish needs --hub mqtt://HOST:1883 and --table NAME.")

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 
+from assistant.apps.stopping import sigterm_to_interrupt
 from assistant.errors import UserError
 from assistant.table import hubmsg, paths, standings
 from assistant.table.hubarchive import HubArchive
@@ -267,7 +268,8 @@ def store_standings(
 
 
 def run(args, out=sys.stdout) -> int:
-    """``tablewatch hub``: open the archive, follow the broker, serve the page until Ctrl-C."""
+    """``tablewatch hub``: open the archive, follow the broker, serve the page until Ctrl-C or SIGTERM."""
+    sigterm_to_interrupt()
     broker = _parse_broker(args.broker)
     try:
         event = hubmsg.event_slug(args.event) if args.event is not None else None

@@ -53,6 +53,7 @@ import numpy as np
 from assistant.apps.hub_publish import HubLink
 from assistant.apps.learn import AdaptationGuard, AdaptRunner, Harvester, HarvestingFeed, StatusBoard
 from assistant.apps.serve import open_session
+from assistant.apps.stopping import sigterm_to_interrupt
 from assistant.errors import UserError
 from assistant.table import hubfollow, hubmsg, paths
 from assistant.table.profile import TableProfile, check_name, open_profile, profile_name
@@ -638,17 +639,6 @@ def build_app(live: Live, session, data_dir: Path, db: str, pin: str | None = No
     return app
 
 
-def _sigterm_to_interrupt() -> None:
-    """systemd stops the service with SIGTERM: end like Ctrl-C (server closed, session flushed)."""
-    import signal
-
-    def handler(signum, frame):
-        raise KeyboardInterrupt
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, handler)
-
-
 def table_profile(data_dir: Path, name: str | None, layouts: list[str] | None, camera: str | None) -> TableProfile | None:
     """The table profile live learns into: ``name`` (``--table``), else the one named after the boards (the
     command line's, else the wizard's) and the camera file. None, said on stderr, when its folder cannot be made:
@@ -717,7 +707,7 @@ def run_live(args) -> int:
              if getattr(session, "problem", None) else "no game yet: start one in Setup on the tablet"), flush=True)
     hub = HubLink(db, data_dir, fixed=hub_settings, snapshot_of=session_snapshot(live),
                   on_message=lambda level, text: live._say(level, f"hub: {text}")).start()
-    _sigterm_to_interrupt()
+    sigterm_to_interrupt()
     try:
         serve(session, args.host, args.port, data_dir=data_dir, db_path=db, threads=args.web_threads,
               config=live.web_config(), qr=not args.no_qr, companion=live)
