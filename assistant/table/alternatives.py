@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from assistant.table.events import Correction, Event
+from assistant.table.events import Event
 from assistant.table.evidence import Node, one_piece_off, reading_error
 
 BACKTRACK_LOOKS = 4  # accepted looks an unexplained look may re-read (``_try_backtrack``)
@@ -163,15 +163,8 @@ class Alternatives:
             self.looks = (kept + [(at, items)])[-BACKTRACK_LOOKS:]
         self._forget()
         self.stats["switches"] += 1
-        events: list[Event] = [
-            Correction(
-                "switch",
-                [self.game.move_to_json(m) for m in removed],
-                [self.game.move_to_json(m) for m in moves],
-                f"the table showed that an earlier turn went differently: {len(removed)} move(s) replaced by {len(moves)}",
-                edits,
-            )
-        ]
+        text = f"the table showed that an earlier turn went differently: {len(removed)} move(s) replaced by {len(moves)}"
+        events: list[Event] = [self._correction("switch", removed, moves, text, edits)]
         events += self.clear_alerts(
             ("IllegalMove", "TableOutOfSync", "ScoreMismatch", "NeedsConfirmation"), "an earlier turn was re-read"
         )

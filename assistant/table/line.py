@@ -10,6 +10,7 @@ last. ``state`` is always ``initial`` with the log played (``replay``); every ch
 
 from __future__ import annotations
 
+from assistant.table.events import Correction
 from assistant.table.evidence import Node
 
 
@@ -31,6 +32,11 @@ class Line:
         self.moves += list(moves)
         if moves:
             self.groups.append(len(moves))
+
+    def _correction(self, action: str, removed: list, added: list, message: str, edits=()) -> Correction:
+        """The ``Correction`` event of a log rewrite (``action``: undo, correct, confirm, switch), its moves as JSON."""
+        to_json = self.game.move_to_json
+        return Correction(action, [to_json(m) for m in removed], [to_json(m) for m in added], message, list(edits))
 
     def apply_moves(self, moves, edits=()) -> None:
         """Play moves (checked) and record them as one group, as a correction or a replayed log does.

@@ -376,7 +376,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
         removed = self.truncate(k)
         self._rebuild()
         self._forget()
-        return Correction("undo", [self.game.move_to_json(m) for m in removed], [], f"took back {k} move(s)")
+        return self._correction("undo", removed, [], f"took back {k} move(s)")
 
     def correct(self, moves) -> list[Event]:
         """ "This is what happened": play ``moves`` (objects or JSON) from the current state; clears alerts.
@@ -394,11 +394,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
         self.apply_moves(played, edits)
         self._forget()
         self.looks = []  # moves entered by hand are never re-read
-        ev: list[Event] = [
-            Correction(
-                "correct", [], [self.game.move_to_json(m) for m in played], f"{len(played)} move(s) entered by hand", edits
-            )
-        ]
+        ev: list[Event] = [self._correction("correct", [], played, f"{len(played)} move(s) entered by hand", edits)]
         return ev + self.clear_alerts(None, "corrected by hand")
 
     def confirm(self, index: int) -> list[Event]:
@@ -429,15 +425,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
             self._rebuild()
         self._forget()
         self.looks = []  # moves the players confirmed are never re-read, as moves entered by hand
-        ev: list[Event] = [
-            Correction(
-                "confirm",
-                [self.game.move_to_json(m) for m in removed],
-                [self.game.move_to_json(m) for m in added],
-                f"candidate {index} confirmed",
-                edits if added else [],
-            )
-        ]
+        ev: list[Event] = [self._correction("confirm", removed, added, f"candidate {index} confirmed", edits if added else [])]
         return ev + self.clear_alerts(("NeedsConfirmation",), "confirmed")
 
     def alert(self, ev):
