@@ -133,16 +133,14 @@ class Explainer(Protocol):
     def turn_in_progress(self, diffs: list, exp: dict) -> bool: ...
 
     # the inverse model
-    def candidates(
-        self, node, items
-    ) -> list: ...  # (move, rank, edit or None): the moves that may explain the look's differences
+    # (move, rank, edit or None): the moves that may explain the look's differences
+    def candidates(self, node, items) -> list: ...
     def shows_nothing(self, move) -> bool: ...  # what a camera can tell of a move: nothing on the table yet
     def illegal_guess(self, node, items): ...  # (move, violation, player): the illegal move a difference looks like, or None
     def fill_hidden(self, state, move) -> tuple: ...  # (move, edit or None): a move entered by hand fitted to hidden things
     def note_purchases(self, state, move) -> None: ...  # learn from an accepted move before it is played
-    def missed_marker(
-        self, node, items, before: dict, base
-    ): ...  # the key of the one sure reading that is a piece placed unseen, or None
+    # the key of the one sure reading that is a piece placed unseen, or None
+    def missed_marker(self, node, items, before: dict, base): ...
     # the game's moves, as the tracker plays them
     def readings(self, readings: dict) -> dict: ...  # an observation's readings as weighed (derived readings added)
     def apply(self, state, move, validate: bool = True) -> None: ...  # play a move in place
@@ -150,20 +148,17 @@ class Explainer(Protocol):
     def play_checked(self, state, move) -> None: ...  # play a move entered by hand; the game's IllegalMoveError if illegal
     def child(self, state, move, edit): ...  # a copy with ``edit`` made and ``move`` played; None when illegal
     def follow(self, state, moves): ...  # a copy with ``moves`` played; None when one is illegal
-    def player_runs(
-        self, states: list, moves: list
-    ) -> Iterable: ...  # (player, start, end, score change) per run of one player's moves
+    # (player, start, end, score change) per run of one player's moves
+    def player_runs(self, states: list, moves: list) -> Iterable: ...
     def put_back(self, key: str, expected, seen) -> dict: ...  # one difference as an alert shows it
     # the evidence hooks
     def is_score(self, key: str) -> bool: ...  # a score reading: weighed apart, never rejects a move
     def differs(self, key: str, value, expected) -> bool: ...  # a reading disagrees as its region is read
     def counted(self, key: str) -> bool: ...  # a count a counter reads (loose and steady counts apply)
-    def loose(
-        self, key: str, value, conf: float, base: dict
-    ) -> bool: ...  # a count read too loosely to tell one piece more or less
-    def weight(
-        self, key: str, value, conf: float, exp: dict, items, base: dict
-    ) -> float: ...  # what a disagreeing reading weighs
+    # a count read too loosely to tell one piece more or less
+    def loose(self, key: str, value, conf: float, base: dict) -> bool: ...
+    # what a disagreeing reading weighs
+    def weight(self, key: str, value, conf: float, exp: dict, items, base: dict) -> float: ...
     def discounted(self, items) -> bool: ...  # the look reads a place ``weight`` may cap below its confidence
     def in_flux(self, state): ...  # the prefix of the keys an open action may change (not learned as misreadings), or None
     def score_cost(self, state, items, exp: dict) -> tuple: ...  # (score disagreement, spaces off, the other readings)
