@@ -16,7 +16,7 @@ from assistant.iwari.observer import expected_readings, region_kind
 from assistant.iwari.table_game import Iwari
 from assistant.table import game as games
 from assistant.table.game import Game
-from assistant.table.observation import Observation, Reading
+from assistant.table.observation import Observation, Reading, camera_values
 from assistant.table.tracker import Tracker
 
 IWARI = Iwari()
@@ -42,8 +42,9 @@ def follow(state, every: int, limit: int = 10_000) -> tuple[Tracker, int]:
         readings = expected_readings(truth)
         if readings == seen or (k % every and truth.phase != "over"):
             continue
+        look = camera_values(readings, seen)  # a stack's height does not show, its change does
         seen = readings
-        events = tracker.observe(Observation(k, float(k), {key: Reading(v, 1.0) for key, v in readings.items()}))
+        events = tracker.observe(Observation(k, float(k), {key: Reading(v, 1.0) for key, v in look.items()}))
         alerts = [e for e in events if e.kind in ("IllegalMove", "TableOutOfSync")]
         bad += bool(alerts) or expected_readings(tracker.state) != readings
     return tracker, bad

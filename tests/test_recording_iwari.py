@@ -184,20 +184,22 @@ def test_options_keep_wendake_keys_and_name_what_is_wrong():
     assert RI.map_for(3, 7) == RI.map_for(3, 7) and RI.map_for(3, 7, "standard") == "standard"
 
 
-def test_an_injected_totem_shows_from_above():
-    """A totem put on a stack its own tribe already tops shows nothing but its cards, which a legal swap shows too:
-    no injected change is one (the e2e figures count only changes a camera can see)."""
+def test_an_injected_totem_on_its_tribes_own_top_is_drawn_on_the_stack():
+    """A totem put on a stack its own tribe already tops keeps the top's colour, but the stack changes (a camera reads
+    that, ``vision.stacks``): such changes are injected too, and each injected totem is drawn on its stack."""
     initial, moves = RI.play_game(4, 3)
     state = initial.copy()
     rng = np.random.default_rng(1)
-    totems = 0
+    totems = own = 0
     for m in moves:
         before = state.copy()
         rules.apply(state, m)
-        for kind in ("totem_majority", "two_territories"):
-            got = RI.illegal_variant(kind, before, m, state, rng)
-            if got is not None and got[1]["move"]["piece"] == "totem":
-                stack = before.stacks.get(got[1]["move"]["territory"])
-                assert not stack or stack[-1] != before.current
-                totems += 1
-    assert totems >= 5
+        got = RI.illegal_variant("totem_majority", before, m, state, rng)
+        if got is not None:
+            bad, record = got
+            stack = before.stacks.get(record["move"]["territory"], [])
+            assert bad.stacks[record["move"]["territory"]] == [*stack, before.current]
+            assert RI.table_signature_state(bad) != RI.table_signature_state(before)
+            totems += 1
+            own += bool(stack) and stack[-1] == before.current
+    assert totems >= 5 and own >= 1, (totems, own)

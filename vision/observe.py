@@ -24,7 +24,9 @@ Per frame:
    are rectified again at the tile gallery's scale (``TILE_VIEW_PX_PER_MM``), whatever scale the detector reads the
    board at, as long as the camera itself resolves a tile's name (``TILE_MIN_CAMERA_PX_PER_MM``). Resource
    spaces take their count from the resource counter (``vision.counts``, the board rectified at
-   ``COUNT_PX_PER_MM``): a pile of small pieces is counted where the detector finds only some of them.
+   ``COUNT_PX_PER_MM``): a pile of small pieces is counted where the detector finds only some of them. A
+   top-of-stack region (a totem circle) also gets a ``"#changed"`` reading (``vision.stacks``): whether the stack
+   looks different since the board's last emitted observation, as a piece put on its own colour's top shows.
 
 Four corrections between the detector and the regions (``read_board``): a piece whose class cannot lie in its
 region takes the likeliest class that can (``vision.assign.fit_classes``: a standing warrior on a tile slot is an
@@ -73,6 +75,7 @@ from vision.locate import MIN_MARKERS_TRACKED, apply_h, locate_board, rectify, v
 from vision.markers import DETECT_LONG_SIDE, MarkerMemory
 from vision.overlap import covering, visible_mask
 from vision.pose import BoardPoseFilter
+from vision.stacks import StackWatch
 from vision.tiles import DEFAULT_GALLERY as DEFAULT_TILE_GALLERY
 from vision.tiles import TILE_KINDS, TileGallery, read_tiles
 from vision.tokens import READ_SIDES, TOKEN_MIN_CAMERA_PX_PER_MM, reread_tokens
@@ -347,6 +350,7 @@ class Observer:
         self._board_missing = True
         self.settler = S.Settler(settle, art=self._art(layouts, (settle or S.SettleConfig()).px_per_mm))
         self.readers = {n: RegionReader(lay) for n, lay in self.layouts.items()}
+        self.stacks = StackWatch(layouts)
         self.detector = self._detector(detector, threads)
         self.threshold = float(self.detector.card.get("threshold", 0.3))
         self.low_threshold = min(low_threshold, self.threshold)
@@ -464,9 +468,10 @@ class Observer:
 
     # ------------------------------------------------------------------------------------------ per frame
 
-    def read_board(self, name: str, image, H, loc, timings: dict, covers=()) -> dict[str, Reading]:
+    def read_board(self, name: str, image, H, loc, timings: dict, covers=(), stacks: bool = True) -> dict[str, Reading]:
         """Rectify, detect and assign one board (image already undistorted); ``covers``: the frame polygons of
-        boards lying on it (``vision.overlap``), whose regions are not read."""
+        boards lying on it (``vision.overlap``), whose regions are not read; ``stacks``: with the stacks' change
+        readings (``vision.stacks``), a read of the live table."""
         lay = self.layouts[name]
         r = self._view_scale(name, loc.px_per_mm if loc is not None else None)
         t0 = time.perf_counter()
@@ -510,6 +515,9 @@ class Observer:
                 key = reading_key(name, rid)
                 out[key] = counted_reading(out.get(key), read, self.counter.max_count, q, kinds,
                                            self.counter.trained_max.get(read.piece))
+        if stacks:
+            spots = {reader.region_of(d.x_mm, d.y_mm): (d.x_mm, d.y_mm) for d in sorted(dets.above(self.threshold), key=lambda d: d.score)}
+            out.update(self.stacks.read(name, image, H, visible, self._quality(loc), spots))
         t3 = time.perf_counter()
         self.views[name] = BoardView(name, view, r, dets, self._t)
         self.views_version += 1
@@ -524,7 +532,7 @@ class Observer:
         stands for the frame, board mm -> view pixels for its pose."""
         if name not in self.layouts:
             raise UserError(f"board {name} is not one of this observer's layouts ({', '.join(sorted(self.layouts))}).")
-        return self.read_board(name, view, view_matrix(px_per_mm), _ViewLoc(float(px_per_mm)), {})
+        return self.read_board(name, view, view_matrix(px_per_mm), _ViewLoc(float(px_per_mm)), {}, stacks=False)
 
     def process(self, index: int, t: float, image) -> FrameResult:
         """One frame (BGR) -> FrameResult. Never raises for what the camera shows."""
@@ -606,7 +614,7 @@ class Observer:
         readings: dict[str, Reading] = {}
         for n in settled:
             readings.update(self.cache[n])
-            self.emitted[n] = self.cache[n]
+            self.cache[n] = self.emitted[n] = self.stacks.emitted(n, self.cache[n])
         unread = {n: s for n, s in states.items() if s not in ("read", "cached")}
         return Observation(frame=index, t=t, readings=readings, boards_read=tuple(sorted(settled)), boards_unread=unread,
                            warnings=tuple(dict.fromkeys(warnings + self.notes)))

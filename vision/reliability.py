@@ -31,12 +31,13 @@ from pathlib import Path
 
 from assistant.errors import UserError
 from assistant.jsonfile import read_json, write_atomic
-from assistant.table.observation import COUNT_BOUND_CONFIDENCE, Observation, split_reading_key
+from assistant.table.observation import CHANGED, COUNT_BOUND_CONFIDENCE, Observation, split_reading_key
 
 FORMAT = "tablewatch.reliability/1"
 BASE_PATH = Path(__file__).resolve().parent.parent / "models" / "weights" / "reliability.json"
 FILE_NAME = "reliability.json"  # in a table profile's adaptation folder
 TILE_KIND = "tile"  # the kind of every ``#tile`` reading (a printed tile's face), whatever region it lies in
+CHANGE_KIND = "stack-change"  # a stack's change reading (``vision.stacks``): weighed by its own counts, none yet
 # raw confidence bin edges; the last bin holds 1.0 too
 EDGES = (0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
 BIN_PRIOR = 20.0  # readings' worth of the kind's share in each bin's share
@@ -63,10 +64,13 @@ def region_kinds(layouts) -> dict[str, str]:
 
 
 def kind_of(kinds: dict[str, str], key: str) -> str | None:
-    """The region kind of reading ``key`` (``TILE_KIND`` for a ``#tile`` reading); None for a region no layout has."""
+    """The region kind of reading ``key`` (``TILE_KIND`` for a ``#tile`` reading, ``CHANGE_KIND`` for a stack's
+    ``#changed`` one); None for a region no layout has."""
     board, region, tile = split_reading_key(key)
     if tile:
         return TILE_KIND
+    if key.endswith(CHANGED):
+        return CHANGE_KIND
     return kinds.get(f"{board}/{region}")
 
 

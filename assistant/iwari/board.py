@@ -27,15 +27,6 @@ def mover(state: State, move) -> int:
     return state.third if isinstance(move, M.Place) and move.third and state.third is not None else state.current
 
 
-def unseen_from_above(state: State, move) -> bool:
-    """Whether ``move`` puts a totem on a stack its own tribe tops already: the top a camera above sees stays the
-    same, so the move shows nothing but its cards."""
-    if not isinstance(move, M.Place) or move.piece != "totem":
-        return False
-    stack = state.stacks.get(move.territory)
-    return bool(stack) and stack[-1] == mover(state, move)
-
-
 def totem_cap(state: State, territory: str, tribe: int) -> int:
     """The highest the territory's totem stack may grow when ``tribe`` places a totem (I-TURN-5): the tent count
     of the tribe leading in tents there (reading A), or the placer's own tent count (reading B)."""

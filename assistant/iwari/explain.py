@@ -46,7 +46,7 @@ from assistant.iwari.observer import (
 )
 from assistant.iwari.state import State
 from assistant.table.evidence import Node, pile_miscount
-from assistant.table.observation import Reading, pieces, pieces_within, split_key, split_reading_key
+from assistant.table.observation import STACK, Reading, pieces, pieces_within, split_key, split_reading_key, stack_differs
 
 PREF_COST = 0.075  # the cost of one preference step beside the readings' confidences (as Wendake's, docs/tracker.md)
 UNREAD = 1  # preference steps for a move whose place was not read in the look
@@ -148,6 +148,11 @@ class IwariExplainer:
     def put_back(self, key: str, expected, seen) -> dict:
         board, region, _ = split_reading_key(key)
         text = f"{board} {region}: should hold {_words(expected)}, holds {_words(seen)} (put the pieces back)"
+        if key.endswith(STACK):
+            text = (
+                f"{board} {region}: the totem stack changed where no move explains it; it should hold "
+                f"{expected or 'nothing'}, bottom first (put it back as it was)"
+            )
         if key == PLAY_AREA:
             want, got = dict(expected or ()).get("card", 0), dict(seen or ()).get("card", 0)
             text = (
@@ -174,7 +179,8 @@ class IwariExplainer:
         return False
 
     def differs(self, key: str, value, expected) -> bool:
-        return value != expected
+        """A stack's ``#stack`` reading says what it holds or what it no longer holds (``stack_differs``)."""
+        return stack_differs(value, expected) if key.endswith(STACK) else value != expected
 
     def counted(self, key: str) -> bool:
         return False
@@ -471,6 +477,8 @@ class IwariExplainer:
             tribe = st.tribes.index(colour)
             piece, terr, space = placed
             new.append((tribe != p, piece == "totem", piece, terr, space, tribe))
+        for terr, tribe in _restacked(st, items, self.t.alert_confidence):
+            new.append((tribe != p, True, "totem", terr, None, tribe))
         s = st.copy()
         new_cards = self._new_cards(st, items.maps(self.t.alert_confidence)[1]) or Counter()
         for _, _, piece, terr, space, tribe in sorted(new):
@@ -509,6 +517,21 @@ def _new_pieces(st: State, exp: dict, items):
         if key.startswith(mb) and isinstance(seen, tuple) and seen != exp.get(key):
             before = dict(exp.get(key) or ())
             yield from ((key[len(mb) :], piece_key) for piece_key, n in seen if n > before.get(piece_key, 0))
+
+
+def _restacked(st: State, items, sure: float):
+    """(territory, tribe) of each stack the look surely shows changed (its ``#stack`` reading) while its top still
+    reads its tribe's colour: a totem of that tribe put on it, which shows no new top."""
+    mb = map_board(st) + "/"
+    by_key = items.maps(sure)[1]
+    for key, seen, conf in items:
+        if not (key.startswith(mb + TOTEM) and key.endswith(STACK)) or conf < sure:
+            continue
+        terr = key[len(mb + TOTEM) : -len(STACK)]
+        stack = st.stacks.get(terr)
+        top = by_key.get(key[: -len(STACK)])
+        if stack and stack_differs(seen, ",".join(st.tribes[t] for t in stack)) and top == (("totem:" + st.tribes[stack[-1]], 1),):
+            yield terr, stack[-1]
 
 
 def _placed(st: State, region: str, piece_key: str) -> tuple[str, str, str | None] | None:

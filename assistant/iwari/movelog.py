@@ -4,11 +4,10 @@ Owns ``split_turns`` (a log cut into turns: a turn is one player's move, ending 
 ``TurnView`` (what a camera can tell of one turn) and ``turns`` (a log replayed into one ``TurnView`` per turn, the
 ``Game.movelog`` contract). A camera sees the table, never a hand: the pieces placed (each in its tribe's colour,
 a tent on its space), the cards laid in the play area (the payments and the swapped card, I-NIT-7), the display
-slots whose card changed, the feats placed. It never sees which card paid for which piece, the order of the moves
-inside one turn, a card drawn from the deck, a display card taken and replaced by one of the same colour, a totem
-put on a stack its tribe already tops (a camera above sees the top only: which such stack it went on does not show;
-the view keeps the totem, its tribe and no territory), nor the hands; two logs that differ only there are the same
-game. Pure Python.
+slots whose card changed, the feats placed (a totem put on a stack its tribe already tops too: its top keeps the
+colour, but the stack changes, ``vision.stacks``). It never sees which card paid for which piece, the order of the
+moves inside one turn, a card drawn from the deck, a display card taken and replaced by one of the same colour, nor
+the hands; two logs that differ only there are the same game. Pure Python.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from dataclasses import dataclass
 
 from assistant.iwari import moves as M
 from assistant.iwari import rules
-from assistant.iwari.board import mover, unseen_from_above
+from assistant.iwari.board import mover
 from assistant.iwari.edits import apply_edit
 from assistant.iwari.state import State
 
@@ -26,8 +25,7 @@ from assistant.iwari.state import State
 @dataclass(frozen=True, slots=True)
 class TurnView:
     """What a camera can tell of one turn; two turns are the same game as far as it can tell when their views are
-    equal. ``pieces``: ((piece, territory, tent space or None, tribe colour), count), sorted (territory None: a totem on
-    a stack its tribe already topped); ``played``: (card
+    equal. ``pieces``: ((piece, territory, tent space or None, tribe colour), count), sorted; ``played``: (card
     colour, count) in the play area when the turn ends, sorted; ``swap``: the card swapped (I-TURN-8) or None;
     ``display``: (slot, card now or None) of each display slot whose card changed, sorted; ``feats``: ((feat, where),
     count), sorted."""
@@ -62,8 +60,7 @@ class _Turn:
     def see(self, state: State, move) -> None:
         """Note what ``move`` shows, before it is played on ``state``."""
         if isinstance(move, M.Place):
-            where = None if unseen_from_above(state, move) else move.territory  # under its own colour: no territory
-            self.pieces[(move.piece, where, move.space, state.tribes[mover(state, move)])] += 1
+            self.pieces[(move.piece, move.territory, move.space, state.tribes[mover(state, move)])] += 1
         elif isinstance(move, M.Swap):
             self.swap = move.card
         elif isinstance(move, M.PlaceFeat):

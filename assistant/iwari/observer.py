@@ -4,8 +4,11 @@ Boards and readings (every region below is read; an empty region reads as the em
 
 * the map, board ``iwari-<map name>`` (``iwari-standard``, ...): tent space ``S01`` -> the tent on it,
   ``tent:<tribe colour>`` (count); ``totem.<territory>`` -> the top totem of the territory's stack,
-  ``totem:<tribe colour>`` (top-of-stack: the totems under it do not show, the height is not read; history, the
-  tracker's line, knows them). With the feats module: ``feat.<territory>`` (the territory's feat space) and
+  ``totem:<tribe colour>`` (top-of-stack: the totems under it do not show; history, the tracker's line, knows
+  them). ``totem.<territory>#stack`` (``STACK``, only for a stack that holds totems) -> its tribe colours, bottom
+  first (``"red,blue"``): no camera reads it, but the camera sees whether a stack changed
+  (``totem.<territory>#changed``, ``vision.stacks``), and the tracker weighs that against it
+  (``assistant.table.stacks``): a totem on a stack its own tribe tops shows no new top, yet changes the stack. With the feats module: ``feat.<territory>`` (the territory's feat space) and
   ``connection.<connection id>`` (the connection's band, where its feats lie) -> the feats there,
   ``feat:none:<kind>`` (count). The region ids are the layouts' (``calibration/layouts/iwari-*.json``).
 * the cards, board ``iwari-display``: a display slot shows a printed card face, read by the tile reader
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 from assistant.errors import UserError
 from assistant.iwari.state import State
-from assistant.table.observation import Pieces, Reading, pieces
+from assistant.table.observation import STACK, Pieces, Reading, pieces
 from calibration.builtin import region_ids
 
 DISPLAY_BOARD = "iwari-display"
@@ -135,6 +138,8 @@ def expected_readings(state: State) -> dict[str, Pieces]:
     for territory in state.map.territories:
         stack = state.stacks.get(territory)
         out[f"{mb}/{TOTEM}{territory}"] = (("totem:" + tribes[stack[-1]], 1),) if stack else ()
+        if stack:
+            out[f"{mb}/{TOTEM}{territory}{STACK}"] = ",".join(tribes[t] for t in stack)
     if state.options.feats:
         placed: dict[str, dict[str, int]] = {}
         for f in state.feat_log:

@@ -15,6 +15,14 @@ Values.
   An empty count means "looked, saw nothing". Only visible pieces are counted: a stack shows as one piece, a disk
   under another disk is not counted. Filling those in is the tracker's job (conservation and history).
 - A ``#tile`` reading's value is ``"<tile id>:<side>"`` or None (empty slot).
+- A ``#changed`` reading (``CHANGED``, at a region its layout marks ``"reading": "top-of-stack"``) is True when the
+  region looks different from the previous observation that read its board, False when it looks the same: a piece put
+  on a stack whose top keeps its colour shows no new top, yet the stack looks different (``vision.stacks``). Absent
+  where there is no earlier look to compare with.
+- A ``#stack`` key (``STACK``) is never read by a camera: it is the whole content of a stack, bottom first, as a game's
+  ``expected_readings`` names it (a string). The tracker turns each ``#changed`` reading into one, relative to its
+  accepted position (``stack_reading``): that position's content when the stack looks the same, ``NOT + content``
+  (anything but that content) when it changed; ``stack_differs`` compares them.
 - ``confidence`` in [0, 1]: how sure vision is of this one decision. A resource count at the most pieces of its kind
   the reader can tell (a lower bound, not a count) is read at exactly ``COUNT_BOUND_CONFIDENCE``.
 - ``others`` (tile faces only, may be empty): the runner-up values vision weighed, each with how far it fits worse
@@ -35,6 +43,9 @@ Pieces = tuple[tuple[str, int], ...]  # sorted (piece key, count) pairs, count >
 Value = Union[Pieces, str, None]
 
 FORMAT = "tablewatch.observation/1"
+CHANGED = "#changed"  # suffix of a stack's change reading (module docstring)
+STACK = "#stack"  # suffix of a stack's content, which the tracker derives from CHANGED
+NOT = "!"  # a ``#stack`` reading ``NOT + content``: the stack holds anything but that content
 COUNT_BOUND_CONFIDENCE = 0.05  # the confidence of a resource count that is a lower bound (see the module docstring)
 
 
@@ -70,10 +81,33 @@ def reading_key(board: str, region: str, tile: bool = False) -> str:
 
 
 def split_reading_key(key: str) -> tuple[str, str, bool]:
-    """``"wendake-village-1/slot.4#tile"`` -> ("wendake-village-1", "slot.4", True)."""
+    """``"wendake-village-1/slot.4#tile"`` -> ("wendake-village-1", "slot.4", True); a ``#changed`` or ``#stack``
+    key -> its region, False."""
     board, _, rest = key.partition("/")
-    region, hash_, _ = rest.partition("#")
-    return board, region, bool(hash_)
+    region, _, suffix = rest.partition("#")
+    return board, region, suffix == "tile"
+
+
+def stack_reading(changed: bool, accepted: str) -> str:
+    """The ``#stack`` reading a ``#changed`` one gives, the stack holding ``accepted`` (its ``#stack`` value in the
+    tracker's accepted position, "" when empty): the same content, or anything but it."""
+    return NOT + accepted if changed else accepted
+
+
+def camera_values(expected: dict, before: dict | None = None) -> dict:
+    """What a perfect camera reads of a position whose expected readings are ``expected``, its previous look having
+    shown ``before`` (expected readings too; None: no earlier look): every key but the stacks' ``#stack`` contents,
+    and for each stack, once there is an earlier look, whether it changed (``#changed``)."""
+    out = {k: v for k, v in expected.items() if not k.endswith(STACK)}
+    if before is not None:
+        for k in {k for k in (*expected, *before) if k.endswith(STACK)}:
+            out[k[: -len(STACK)] + CHANGED] = expected.get(k, "") != before.get(k, "")
+    return out
+
+
+def stack_differs(value: str, expected: str) -> bool:
+    """Whether a ``#stack`` reading (``stack_reading``) disagrees with the content a position expects."""
+    return expected == value[len(NOT) :] if value.startswith(NOT) else expected != value
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from assistant.table.game import Game
 from assistant.table.line import Line
 from assistant.table.observation import Observation
 from assistant.table.search import SEARCH_PATIENCE, Search
+from assistant.table.stacks import StackChanges
 
 MAX_DEFERRED_LOOKS = 4  # looks in a row a choice waits for a board under a hand (``_observe``)
 STUBBORN_MAX = 2  # sure disagreements in places the moves do not touch that still let the moves in (``_stubborn``)
@@ -92,6 +93,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
         self.max_alts, self.alt_horizon = max_alts, alt_horizon
         self._deferred: list[Node] = []  # the tied candidates of an observation left unexplained (a board unread)
         self._deferred_looks = 0  # looks in a row left unexplained that way
+        self.stacks = StackChanges()  # the camera's stack changes, relative to the accepted position
         # known misreadings: reading key -> how the camera's reading differed from the accepted state there when an
         # unsure disagreement was tolerated, and since when; the same error again is old news
         self.misreadings: dict[str, Misreading] = {}
@@ -111,7 +113,9 @@ class Tracker(Line, Evidence, Search, Alternatives):
     def observe(self, obs: Observation) -> list[Event]:
         t0 = time.perf_counter()
         try:
-            return self._observe(obs)
+            events = self._observe(obs)
+            self.stacks.explained(lambda: self.game.expected_readings(self.state))
+            return events
         finally:
             dt = time.perf_counter() - t0
             self.stats["search_s"] += dt
@@ -119,7 +123,8 @@ class Tracker(Line, Evidence, Search, Alternatives):
 
     def _observe(self, obs: Observation) -> list[Event]:
         # the look's readings as the game weighs them (Wendake: a village's progress spaces as one set of tiles)
-        items = Look((k, r.value, r.confidence) for k, r in self.x.readings(obs.readings).items())
+        readings = self.stacks.readings(obs.readings, lambda: self.game.expected_readings(self.state))
+        items = Look((k, r.value, r.confidence) for k, r in self.x.readings(readings).items())
         self._weighed.update({(k, r.value, r.confidence): dict(r.others) for k, r in obs.readings.items() if r.others})
         self._prev_items = self._last_items
         self._last_items = {k: v for k, v, _ in items}

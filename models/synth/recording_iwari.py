@@ -13,9 +13,9 @@ turn, I-TURN-1), ``unexplored_two`` (a second tent in the territory the turn's f
 put on a tent space that holds another tribe's tent, which it replaces on the table, I-TURN-4), ``too_many`` (a
 piece of a kind the tribe has none left of, I-COMP-3; only once a supply is out, which random games seldom reach).
 Each is paid with cards from the player's hand (the cards show in the play area); of the candidates the one
-``rules.check`` rejects with the fewest broken rules is taken, and every rule it breaks is recorded. Only a piece a
-camera above can see is injected (``board.unseen_from_above``): a totem put on a stack its own tribe already tops changes no top,
-and its cards in the play area look like a legal swap (I-TURN-8), so no camera can flag it (docs/synth.md).
+``rules.check`` rejects with the fewest broken rules is taken, and every rule it breaks is recorded. A totem put on
+a stack its own tribe already tops is injected too: its top keeps the colour, but the stack changes
+(``vision.stacks``; docs/synth.md).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import numpy as np
 from assistant.errors import UserError
 from assistant.iwari import moves as M
 from assistant.iwari import rules
-from assistant.iwari.board import MAX_CARDS, payment_table, unseen_from_above
+from assistant.iwari.board import MAX_CARDS, payment_table
 from assistant.iwari.edition import load_edition
 from assistant.iwari.generate import random_move
 from assistant.iwari.maps import map_names
@@ -148,7 +148,6 @@ def illegal_variant(kind: str, before, move, after, rng):
         rules_broken = sorted({v.rule for v in rules.check(before, cand)})
         if (
             want not in rules_broken
-            or unseen_from_above(before, cand)
             or (best is not None and len(rules_broken) >= len(best[1]))
         ):
             continue

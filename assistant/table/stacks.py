@@ -1,0 +1,54 @@
+"""Stack changes as the tracker weighs them: each camera ``#changed`` reading turned into a ``#stack`` reading of
+the accepted position.
+
+The camera says whether a stack looks different since the previous observation (``observation.CHANGED``); the
+tracker's lines start from its accepted position, which that observation may not have reached (a look left
+unexplained: a board under a hand, an alert). ``StackChanges`` keeps, per stack, whether the table's stack differs
+from the accepted position's (``carried``): after each look, the stacks whose reading the accepted position does
+not show. A change seen then comes on top of the carried one, and a second change undoes the first (a piece taken
+back off the stack makes it look as it did). The ``#stack`` reading (``observation.stack_reading``) says what the
+stack holds relative to the accepted position: the same content, or anything but it, compared by
+``observation.stack_differs``. A ``#stack`` key in an observation is dropped: no camera reads a stack's content.
+"""
+
+from __future__ import annotations
+
+from assistant.table.observation import CHANGED, STACK, Reading, stack_differs, stack_reading
+
+
+class StackChanges:
+    """The changes carried since the last explained look (module docstring)."""
+
+    def __init__(self):
+        self.carried: dict[str, Reading] = {}  # ``#changed`` key -> the ``#stack`` reading the accepted position missed
+        self._look: dict[str, Reading] = {}  # ``#stack`` key -> the reading of the look being explained
+
+    def readings(self, readings: dict[str, Reading], expected) -> dict[str, Reading]:
+        """``readings`` with each ``#changed`` reading turned into a ``#stack`` one; ``expected()`` gives the accepted
+        position's expected readings (called only when there is a change reading)."""
+        out = {k: r for k, r in readings.items() if not k.endswith(CHANGED) and not k.endswith(STACK)}
+        self._look = {}
+        keys = [k for k in readings if k.endswith(CHANGED)]
+        if not keys:
+            return out
+        exp = expected()
+        for key in keys:
+            now, before = readings[key], self.carried.get(key)
+            changed = bool(now.value) != (before is not None)
+            conf = now.confidence if before is None else min(now.confidence, before.confidence)
+            stack = key[: -len(CHANGED)] + STACK
+            out[stack] = self._look[stack] = Reading(stack_reading(changed, exp.get(stack, "")), conf)
+        return out
+
+    def explained(self, expected) -> None:
+        """After a look: carry the stacks its readings show other than the accepted position (``expected()``: its
+        expected readings) holds them, explained or not."""
+        if not self._look:
+            return
+        exp = expected()
+        for stack, read in self._look.items():
+            key = stack[: -len(STACK)] + CHANGED
+            if stack_differs(read.value, exp.get(stack, "")):
+                self.carried[key] = read
+            else:
+                self.carried.pop(key, None)
