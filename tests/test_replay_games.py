@@ -21,6 +21,7 @@ from assistant.errors import UserError
 from assistant.iwari import moves as IM
 from assistant.iwari.maps import COLOURS
 from assistant.iwari.movelog import split_turns, turns
+from assistant.iwari.setup import new_game
 from assistant.table import game as games
 from assistant.wendake import movelog as WL
 from tests.perfect_games import NAMES, as_json, perfect_recording, playout
@@ -132,11 +133,9 @@ def test_hidden_draws_are_ignored_deck_cards_and_a_display_card_replaced_by_its_
     assert turns(hidden, same) != turns(hidden, moves)
 
 
-def test_a_totem_on_a_stack_its_tribe_already_tops_shows_no_territory():
-    """A camera above sees a stack's top only: a totem put on a stack its own tribe tops does not show which such
-    stack it went on (the play area shows its payment); a totem on another tribe's stack shows its territory."""
-    from assistant.iwari.setup import new_game
-
+def test_a_totem_on_a_stack_its_tribe_already_tops_shows_its_territory():
+    """A totem put on a stack its own tribe tops keeps the top's colour, but the stack changes (``vision.stacks``):
+    the camera tells which stack it went on, as for a totem on another tribe's stack."""
     state = new_game(["Ann", "Bob", "Cid"], seed=5)
     me = state.current
     colour_of = {t: v for t, v in state.map.territories.items()}
@@ -144,12 +143,12 @@ def test_a_totem_on_a_stack_its_tribe_already_tops_shows_no_territory():
     state.hands[me] = [colour_of[t1]] * 3
     state.stacks[t1], state.stacks[t2] = [me], [me]
     views = [turns(state, [IM.Place("totem", t, (colour_of[t1],)), IM.EndTurn()]) for t in (t1, t2)]
-    assert views[0] == views[1]
-    assert views[0][0].pieces == ((("totem", None, None, state.tribes[me]), 1),)
+    assert views[0] != views[1]
+    assert views[0][0].pieces == ((("totem", t1, None, state.tribes[me]), 1),)
     other = (me + 1) % len(state.tribes)
     state.stacks[t2] = [other]
     shown = turns(state, [IM.Place("totem", t2, (colour_of[t1],)), IM.EndTurn()])
-    assert shown[0].pieces == ((("totem", t2, None, state.tribes[me]), 1),) and shown != views[0]
+    assert shown[0].pieces == ((("totem", t2, None, state.tribes[me]), 1),) and shown == views[1]
 
 
 def test_an_iwari_log_needs_its_start_to_be_compared(iwari_game):
