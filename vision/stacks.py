@@ -30,7 +30,7 @@ MARGIN_MM = 12.0  # around the region: a stack at its circle's edge, leaning out
 STACK_MM = 18.0  # the pixels that count: this close to the stack (a 14 mm block's corner, a tall stack's lean)
 SHIFT_MM = 1.5  # the largest shift tried between the two patches
 LEVEL = 40  # a pixel whose colour moved this many grey levels (in one channel) changed
-CHANGED_MM2 = 40.0  # more changed area than this is a change: the Iwari games gave at most 2 unchanged, 88 changed
+CHANGED_MM2 = 40.0  # more changed area than this is a change (measured: docs/pipeline.md, "Stack changes")
 SURE = 0.9  # the confidence of a reading far from CHANGED_MM2 (``confidence``)
 
 

@@ -17,7 +17,7 @@ from assistant.table.observation import CHANGED, STACK, Reading, stack_differs, 
 
 
 class StackChanges:
-    """The changes carried since the last explained look (module docstring)."""
+    """The stacks the accepted position does not show as the camera saw them, carried from look to look."""
 
     def __init__(self):
         self.carried: dict[str, Reading] = {}  # ``#changed`` key -> the ``#stack`` reading the accepted position missed
