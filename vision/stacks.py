@@ -120,6 +120,8 @@ class StackWatch:
     def emitted(self, board: str, readings: dict[str, Reading]) -> dict[str, Reading]:
         """The board's last read went out in an observation: later reads compare with it. Returns its readings as a
         later observation repeats them while the board is not read again: every stack unchanged since."""
+        if not self.regions.get(board):
+            return readings
         if board in self.read_patches:
             self.emitted_patches[board] = {**self.emitted_patches.get(board, {}), **self.read_patches[board]}
         same = confidence(0.0, self.quality.get(board, 1.0))

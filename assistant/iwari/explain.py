@@ -469,7 +469,8 @@ class IwariExplainer:
     def _guess_from(self, st: State, items):
         p = st.current
         new = []
-        for region, piece_key in _new_pieces(st, expected_readings(st), items):
+        exp = expected_readings(st)
+        for region, piece_key in _new_pieces(st, exp, items):
             colour = split_key(piece_key)[1]
             placed = _placed(st, region, piece_key)
             if colour not in st.tribes or placed is None:
@@ -477,7 +478,7 @@ class IwariExplainer:
             tribe = st.tribes.index(colour)
             piece, terr, space = placed
             new.append((tribe != p, piece == "totem", piece, terr, space, tribe))
-        for terr, tribe in _restacked(st, items, self.t.alert_confidence):
+        for terr, tribe in _restacked(st, exp, items, self.t.alert_confidence):
             new.append((tribe != p, True, "totem", terr, None, tribe))
         s = st.copy()
         new_cards = self._new_cards(st, items.maps(self.t.alert_confidence)[1]) or Counter()
@@ -519,19 +520,19 @@ def _new_pieces(st: State, exp: dict, items):
             yield from ((key[len(mb) :], piece_key) for piece_key, n in seen if n > before.get(piece_key, 0))
 
 
-def _restacked(st: State, items, sure: float):
-    """(territory, tribe) of each stack the look surely shows changed (its ``#stack`` reading) while its top still
-    reads its tribe's colour: a totem of that tribe put on it, which shows no new top."""
+def _restacked(st: State, exp: dict, items, sure: float):
+    """(territory, tribe) of each stack the look surely shows changed from what ``exp`` (``st``'s expected readings)
+    holds there (its ``#stack`` reading) while its top still reads its tribe's colour: a totem of that tribe put on
+    it, which shows no new top."""
     mb = map_board(st) + "/"
     by_key = items.maps(sure)[1]
     for key, seen, conf in items:
-        if not (key.startswith(mb + TOTEM) and key.endswith(STACK)) or conf < sure:
+        if not (key.startswith(mb + TOTEM) and key.endswith(STACK)) or conf < sure or key not in exp:
             continue
-        terr = key[len(mb + TOTEM) : -len(STACK)]
-        stack = st.stacks.get(terr)
-        top = by_key.get(key[: -len(STACK)])
-        if stack and stack_differs(seen, ",".join(st.tribes[t] for t in stack)) and top == (("totem:" + st.tribes[stack[-1]], 1),):
-            yield terr, stack[-1]
+        top = key[: -len(STACK)]
+        if stack_differs(seen, exp[key]) and by_key.get(top) == exp[top]:
+            terr = top[len(mb + TOTEM) :]
+            yield terr, st.stacks[terr][-1]
 
 
 def _placed(st: State, region: str, piece_key: str) -> tuple[str, str, str | None] | None:

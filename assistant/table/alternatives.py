@@ -71,7 +71,7 @@ class Alternatives:
                 or abs(n.cost - best.cost) > 1e-9
                 or abs(n.score_cost - best.score_cost) > 1e-9
                 or n.worst >= self.alert_confidence
-                or not _look_alike(n.exp, best.exp, items)
+                or not _look_alike(n.exp, best.exp, items.maps(self.alert_confidence)[1])
             ):
                 continue
             h = self.x.hidden(n)
@@ -259,10 +259,9 @@ class Alternatives:
         return self.x.near_miscount(key, error, value, node.exp.get(key))
 
 
-def _look_alike(a: dict, b: dict, items) -> bool:
+def _look_alike(a: dict, b: dict, read) -> bool:
     """Whether two positions' expected readings agree, but for stacks' ``#stack`` contents the look has no reading
-    of (no earlier look to compare the stack with): from above, such stacks look the same."""
+    of (``read``: its keys; no earlier look to compare the stack with): from above, such stacks look the same."""
     if a == b:
         return True
-    read = items.maps(0.0)[1]
     return all(k.endswith(STACK) and k not in read for k in a.keys() | b.keys() if a.get(k) != b.get(k))

@@ -20,7 +20,7 @@ class StackChanges:
     """The stacks the accepted position does not show as the camera saw them, carried from look to look."""
 
     def __init__(self):
-        self.carried: dict[str, Reading] = {}  # ``#changed`` key -> the ``#stack`` reading the accepted position missed
+        self.carried: dict[str, float] = {}  # ``#stack`` key -> how sure the camera is that it differs
         self._look: dict[str, Reading] = {}  # ``#stack`` key -> the reading of the look being explained
 
     def readings(self, readings: dict[str, Reading], expected) -> dict[str, Reading]:
@@ -33,10 +33,10 @@ class StackChanges:
             return out
         exp = expected()
         for key in keys:
-            now, before = readings[key], self.carried.get(key)
-            changed = bool(now.value) != (before is not None)
-            conf = now.confidence if before is None else min(now.confidence, before.confidence)
             stack = key[: -len(CHANGED)] + STACK
+            now, before = readings[key], self.carried.get(stack)
+            changed = bool(now.value) != (before is not None)
+            conf = now.confidence if before is None else min(now.confidence, before)
             out[stack] = self._look[stack] = Reading(stack_reading(changed, exp.get(stack, "")), conf)
         return out
 
@@ -47,8 +47,7 @@ class StackChanges:
             return
         exp = expected()
         for stack, read in self._look.items():
-            key = stack[: -len(STACK)] + CHANGED
             if stack_differs(read.value, exp.get(stack, "")):
-                self.carried[key] = read
+                self.carried[stack] = read.confidence
             else:
-                self.carried.pop(key, None)
+                self.carried.pop(stack, None)
