@@ -40,6 +40,7 @@ source: a cached game drawn by other renderer code is reused as it is (a measure
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -517,8 +518,10 @@ def render_game(out: Path, opts: RecordingOptions, progress=None) -> dict:
     return truth
 
 
+@functools.cache
 def renderer_code() -> str:
-    """A short hash of the scene renderer's source (``models/synth/*.py``), kept in each game's ``done.json``."""
+    """A short hash of the scene renderer's source (``models/synth/*.py``), kept in each game's ``done.json``; read
+    once a process (``render_games`` asks it of every cached game)."""
     h = hashlib.sha256()
     for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
         h.update(path.name.encode())
