@@ -11,9 +11,10 @@ from __future__ import annotations
 from assistant.iwari import moves as M
 from assistant.iwari import rules
 from assistant.iwari.invariants import invariant_errors
+from assistant.iwari.observer import PLAY_AREA, PLAYED, expected_readings, play_space_key, play_spaces
 from assistant.iwari.setup import new_game
 from assistant.iwari.state import Turn
-from assistant.table.observation import Observation, Reading
+from assistant.table.observation import Observation, Reading, camera_values
 
 NAMES = ["Ann", "Bob", "Cy", "Di", "Eve"]
 
@@ -85,3 +86,13 @@ def look(tracker, readings: dict, weak: dict | None = None) -> list:
     """The events of one look: ``readings`` read sure, those in ``weak`` at the confidence it gives."""
     weak = weak or {}
     return tracker.observe(Observation(1, 1.0, {k: Reading(v, weak.get(k, 1.0)) for k, v in readings.items()}))
+
+
+def spaces_look(s, changes: dict, spaces: list) -> Observation:
+    """A look at ``s`` with ``changes`` read surely on the map, and the play spaces read as ``spaces`` (Readings, the
+    rest bare): what the camera gives, the play area as its spaces."""
+    readings = {k: Reading(v, 1.0) for k, v in camera_values(expected_readings(s)).items() if k not in (PLAYED, PLAY_AREA)}
+    readings.update({k: Reading(v, 1.0) for k, v in changes.items()})
+    for i in range(1, len(play_spaces()) + 1):
+        readings[play_space_key(i)] = spaces[i - 1] if i <= len(spaces) else Reading(None, 1.0)
+    return Observation(1, 1.0, readings)

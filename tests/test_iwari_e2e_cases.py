@@ -3,7 +3,7 @@ there, so that no illegal table is explained by a legal-looking line (issue 35).
 
 from __future__ import annotations
 
-from iwari_helpers import game, give, look, tent, totem
+from iwari_helpers import game, give, look, spaces_look, tent, totem
 
 from assistant.iwari.edits import conceal
 from assistant.iwari.observer import PLAY_AREA, PLAYED, expected_readings, play_space_key, play_spaces
@@ -75,16 +75,6 @@ def test_a_sure_or_far_read_still_contradicts_the_payment():
         assert alerts and alerts[0].rule == "I-TURN-6", [e.to_json() for e in events]
 
 
-def _spaces_look(s, changes: dict, spaces: list) -> Observation:
-    """A look at ``s`` with ``changes`` read surely on the map, and the play spaces read as ``spaces`` (Readings, the
-    rest bare): what the camera gives, the play area as its spaces."""
-    readings = {k: Reading(v, 1.0) for k, v in expected_readings(s).items() if k not in (PLAYED, PLAY_AREA)}
-    readings.update({k: Reading(v, 1.0) for k, v in changes.items()})
-    for i in range(1, len(play_spaces()) + 1):
-        readings[play_space_key(i)] = spaces[i - 1] if i <= len(spaces) else Reading(None, 1.0)
-    return Observation(1, 1.0, readings)
-
-
 def test_cards_read_unsurely_still_count_in_the_play_area():
     """iwari_3p_s1002, frame 195: Ann's tent paid with a tundra card read unsurely, then her totem in a second
     territory (I-TURN-1) paid with a glaciers card, read unsurely too. Three made-up turns (two swaps of glaciers,
@@ -96,12 +86,12 @@ def test_cards_read_unsurely_still_count_in_the_play_area():
     tracker = Tracker(conceal(s), game=IWARI)
     red = (("tent:red", 1),)
     tundra = Reading("tundra", 0.35, (("forest", 0.35),))
-    first = tracker.observe(_spaces_look(s, {"iwari-standard/S01": red}, [tundra]))
+    first = tracker.observe(spaces_look(s, {"iwari-standard/S01": red}, [tundra]))
     moves = [m for e in first if e.kind == "MoveRecognized" for m in e.moves]
     assert [(m["type"], m.get("space")) for m in moves] == [("place", "S01")], [e.to_json() for e in first]
     glaciers = Reading("glaciers", 0.45, (("coast", 0.45),))
     changes = {"iwari-standard/S01": red, "iwari-standard/totem.T03": (("totem:red", 1),)}
-    events = tracker.observe(_spaces_look(s, changes, [tundra, glaciers]))
+    events = tracker.observe(spaces_look(s, changes, [tundra, glaciers]))
     assert "MoveRecognized" not in [e.kind for e in events], [e.to_json() for e in events]
     alerts = [e for e in events if e.kind == "IllegalMove"]
     assert alerts and alerts[0].rule == "I-TURN-1", [e.to_json() for e in events]
@@ -131,7 +121,7 @@ def test_a_totem_on_its_tribes_own_top_or_a_swap_is_asked():
     tablet asks which it was."""
     s = _ann_tops_t02()
     tracker = Tracker(conceal(s), game=IWARI)
-    events = tracker.observe(_spaces_look(s, {}, [Reading("forest", 1.0)]))
+    events = tracker.observe(spaces_look(s, {}, [Reading("forest", 1.0)]))
     asks = [e for e in events if e.kind == "NeedsConfirmation"]
     assert asks, [e.to_json() for e in events]
     kinds = {tuple(m["type"] for m in c["moves"])[:1] for c in asks[0].candidates}
@@ -147,7 +137,7 @@ def test_a_card_read_as_a_near_tie_pays_the_turn_that_shows_it():
     give(s, 0, "tundra", "glaciers", "coast")
     tracker = Tracker(conceal(s), game=IWARI)
     card = Reading("desert", 0.25, (("tundra", 0.2525), ("coast", 0.36)))
-    events = tracker.observe(_spaces_look(s, {"iwari-standard/S01": (("tent:red", 1),)}, [card]))
+    events = tracker.observe(spaces_look(s, {"iwari-standard/S01": (("tent:red", 1),)}, [card]))
     moves = [(e.player, m["type"]) for e in events if e.kind == "MoveRecognized" for m in e.moves]
     assert moves == [(0, "place")], [e.to_json() for e in events]
 
@@ -171,13 +161,13 @@ def _ask_then_bobs_totem(answer: str | None) -> list:
     if Ann swapped (the stack's height is capped by her 2 tents there, I-TURN-5). The events of Bob's look."""
     s = _ann_tops_t02()
     tracker = Tracker(conceal(s), game=IWARI)
-    events = tracker.observe(_spaces_look(s, {}, [Reading("forest", 1.0)]))
+    events = tracker.observe(spaces_look(s, {}, [Reading("forest", 1.0)]))
     ask = next(e for e in events if e.kind == "NeedsConfirmation")
     if answer is not None:
         tracker.confirm(next(c["index"] for c in ask.candidates if c["moves"][0]["type"] == answer))
-    tracker.observe(_spaces_look(s, {}, []))  # her turn over: the card gone
+    tracker.observe(spaces_look(s, {}, []))  # her turn over: the card gone
     blue = {"iwari-standard/totem.T02": (("totem:blue", 1),)}
-    return tracker.observe(_spaces_look(s, blue, [Reading("forest", 1.0)]))
+    return tracker.observe(spaces_look(s, blue, [Reading("forest", 1.0)]))
 
 
 def test_a_stack_height_the_players_confirmed_flags_a_totem_over_the_majority():
@@ -196,7 +186,7 @@ def test_the_tablet_says_why_it_asks_about_an_unseen_totem(tmp_path):
     that such a totem does not show from above and that the height counts (I-TOT-2), with both candidates."""
     s = _ann_tops_t02()
     session = GameSession.create(str(tmp_path / "g.sqlite"), players=["Ann", "Bob", "Cy"], game="iwari", initial=conceal(s))
-    session.feed(_spaces_look(s, {}, [Reading("forest", 1.0)]))
+    session.feed(spaces_look(s, {}, [Reading("forest", 1.0)]))
     snap = session.snapshot()
     ask = next(a for a in snap["alerts"] if a["kind"] == "NeedsConfirmation")
     assert "does not show from above" in ask["tablet"]["message"] and "I-TOT-2" in ask["tablet"]["message"]
@@ -211,8 +201,8 @@ def _cards_then_tent(cards: list) -> tuple[list, list, Tracker]:
     s = game(3)
     give(s, 0, "tundra", "desert", "desert")
     tracker = Tracker(conceal(s), game=IWARI)
-    first = tracker.observe(_spaces_look(s, {}, cards))
-    second = tracker.observe(_spaces_look(s, {"iwari-standard/S01": (("tent:red", 1),)}, cards))
+    first = tracker.observe(spaces_look(s, {}, cards))
+    second = tracker.observe(spaces_look(s, {"iwari-standard/S01": (("tent:red", 1),)}, cards))
     return first, second, tracker
 
 

@@ -4,10 +4,10 @@ over the tent majority (I-TURN-5), until it is taken back (issue 35)."""
 
 from __future__ import annotations
 
-from iwari_helpers import game, give, tent, totem
+from iwari_helpers import game, give, spaces_look, tent, totem
 
 from assistant.iwari.edits import conceal
-from assistant.iwari.observer import PLAY_AREA, PLAYED, expected_readings, play_space_key, play_spaces
+from assistant.iwari.observer import expected_readings
 from assistant.iwari.table_game import Iwari
 from assistant.table.observation import CHANGED, Observation, Reading, camera_values, stack_differs, stack_reading
 from assistant.table.tracker import Tracker
@@ -31,12 +31,10 @@ def _ann_tops_t02(totems: int = 1):
 def _look(s, changed: bool | None, cards: list[str], confidence: float = 0.9) -> Observation:
     """A look at ``s`` with ``cards`` laid in the play area and T02's stack seen changed or not since the last look
     (None: no change reading, the camera had no earlier look)."""
-    readings = {k: Reading(v, 1.0) for k, v in camera_values(expected_readings(s)).items() if k not in (PLAYED, PLAY_AREA)}
-    for i in range(1, len(play_spaces()) + 1):
-        readings[play_space_key(i)] = Reading(cards[i - 1] if i <= len(cards) else None, 1.0)
+    obs = spaces_look(s, {}, [Reading(c, 1.0) for c in cards])
     if changed is not None:
-        readings[T02 + CHANGED] = Reading(changed, confidence)
-    return Observation(1, 1.0, readings)
+        obs.readings[T02 + CHANGED] = Reading(changed, confidence)
+    return obs
 
 
 def _kinds(events) -> list[str]:
