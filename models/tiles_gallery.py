@@ -20,6 +20,8 @@ import numpy as np
 from assistant.wendake.edition import load_edition
 from calibration.iwari_layouts import card_display_views, display_layout
 from calibration.layout import load_builtin
+from models.synth.art import draw_art
+from models.synth.families import ART_VARIANTS, FAMILIES
 from models.synth.scene import PAD_MM, board_art, draw_tiles
 from vision.tiles import EMPTY, GALLERY_DIR, TILE_KINDS, build_gallery, slot_crop
 
@@ -65,10 +67,17 @@ def render_samples(
     return out
 
 
+# the other art families of the training pool (models.synth.families; the held-out ones never) the display board is
+# also drawn in, at these printings (``models.synth.art.draw_art`` variants): none the scene generator draws
+# (0 to ART_VARIANTS - 1), so every rendered game measures a printing the gallery has not seen
+GALLERY_ARTS = tuple(f for f in FAMILIES["art"]["familiar"] if f != "schematic")
+GALLERY_ART_VARIANTS = tuple(range(ART_VARIANTS, ART_VARIANTS + 16))
 IWARI_CARDS_SOURCE = (
     "schematic Iwari card faces (calibration.render.card_face) on the iwari-display slots and play spaces at 2 and "
     "3 px/mm, turned -2/0/2 degrees, and 3 mm off the middle each way, blur 0/1.2 px "
-    "(calibration.iwari_layouts.card_display_views), not the retail cards"
+    "(calibration.iwari_layouts.card_display_views), on the schematic print; the bare spaces of the "
+    f"{'/'.join(GALLERY_ARTS)} art printings {GALLERY_ART_VARIANTS[0]}-{GALLERY_ART_VARIANTS[-1]} (models.synth.art: "
+    "none the scene generator draws); not the retail cards"
 )
 CARD_KINDS = ("display_slot", "play_space")  # the card-sized spaces of the display board, read against one gallery
 CARD_OFFSETS_MM = ((-3.0, 0.0), (3.0, 0.0), (0.0, -3.0), (0.0, 3.0))  # a card laid off its space's middle
@@ -77,19 +86,26 @@ CARD_OFFSETS_MM = ((-3.0, 0.0), (3.0, 0.0), (0.0, -3.0), (0.0, 3.0))  # a card l
 def iwari_card_samples() -> tuple[list[tuple[str, np.ndarray]], list[tuple[str, np.ndarray]]]:
     """(samples, glyph samples) of Iwari's display slots and play spaces: each card colour face up and the bare
     space, drawn by ``calibration.iwari_layouts.card_display_views`` at 2 and 3 px/mm, turned -2/0/2 degrees or
-    moved ``CARD_OFFSETS_MM``, blurred 0/1.2 px; the glyph references are the sharp, straight 3 px/mm crops."""
+    moved ``CARD_OFFSETS_MM``, blurred 0/1.2 px, on the schematic print; and the bare spaces of the board printed in
+    each of ``GALLERY_ARTS`` at ``GALLERY_ART_VARIANTS`` (a bare play space printed in another art is no card:
+    issue 34's painted display read 4 cards where 2 lay). The glyph references are the schematic's sharp, straight 3 px/mm
+    crops."""
     lay = display_layout()
     spaces = {r["id"]: r for r in lay["regions"] if r["kind"] in CARD_KINDS}
     poses = [(rot, (0.0, 0.0)) for rot in (-2.0, 0.0, 2.0)] + [(0.0, off) for off in CARD_OFFSETS_MM]
+    arts = [(None, poses)] + [((f, v), poses[1:2]) for f in GALLERY_ARTS for v in GALLERY_ART_VARIANTS]
     samples, glyphs = [], []
-    for k in (2.0, 3.0):
-        for rot, off in poses:
-            for blur in (0.0, 1.2):
-                for img, labels in card_display_views(k, rot, blur, lay, off, CARD_KINDS):
-                    for sid, label in labels.items():
-                        samples.append((label, slot_crop(img, k, spaces[sid]["polygon"])))
-                        if (k, rot, off, blur) == (3.0, 0.0, (0.0, 0.0), 0.0):
-                            glyphs.append(samples[-1])
+    for art, art_poses in arts:
+        for k in (2.0, 3.0):
+            bare = None if art is None else draw_art(lay, k, *art)
+            for rot, off in art_poses:
+                for blur in (0.0, 1.2):
+                    views = card_display_views(k, rot, blur, lay, off, CARD_KINDS, bare)
+                    for img, labels in views if art is None else views[:1]:  # another art: its bare spaces
+                        for sid, label in labels.items():
+                            samples.append((label, slot_crop(img, k, spaces[sid]["polygon"])))
+                            if art is None and (k, rot, off, blur) == (3.0, 0.0, (0.0, 0.0), 0.0):
+                                glyphs.append(samples[-1])
     return samples, glyphs
 
 

@@ -14,6 +14,8 @@ from calibration import iwari_layouts as I
 from calibration import layout as L
 from calibration import render
 from models import tiles_gallery
+from models.synth.art import draw_art
+from models.synth.families import ART_VARIANTS
 from vision.assign import region_pieces
 from vision.observe import Observer
 from vision.tiles import GALLERY_DIR, TILE_KINDS, build_gallery, read_tiles
@@ -65,6 +67,27 @@ def test_the_tile_reader_reads_display_slots_against_the_card_gallery():
         "slot.4": "tundra",
         **{f"played.{i}": None for i in range(1, I.PLAY_SPACES + 1)},  # the bare play spaces
     }
+
+
+@pytest.mark.parametrize("art", tiles_gallery.GALLERY_ARTS)
+def test_a_display_printed_in_another_art_reads_its_bare_spaces_empty(art):
+    """The display board printed in an art family of the training pool, at each printing the scene generator draws
+    (``draw_art`` variants 0 to ``ART_VARIANTS`` - 1; the gallery holds none of them): its bare play spaces and
+    slots read empty, and cards laid on it read as their colour (issue 34: a painted display read 4 cards where 2
+    lay)."""
+    assert not set(range(ART_VARIANTS)) & set(tiles_gallery.GALLERY_ART_VARIANTS)
+    lay = L.load_builtin("iwari-display")
+    spaces = {r["id"]: r for r in lay["regions"]}
+    cards = {"slot.1": "glaciers", "slot.3": "coast", "played.1": "tundra", "played.2": "desert", "played.4": "forest"}
+    for variant in range(ART_VARIANTS):
+        for k in (2.0, 3.0):
+            img = draw_art(lay, k, art, variant)
+            bare = read_tiles(img, k, lay)
+            assert {rid: r.value for rid, r in bare.items() if r.value is not None} == {}, (variant, k)
+            for rid, colour in cards.items():
+                render.draw_card(img, spaces[rid]["polygon"], colour, k, I.CARD_MM, -1.0, (1.0, 1.0))
+            reads = read_tiles(img, k, lay)
+            assert {rid: r.value for rid, r in reads.items() if r.value is not None} == cards, (variant, k)
 
 
 @pytest.mark.parametrize("seed", [3, 8])

@@ -283,9 +283,16 @@ def _glyph_read(gallery: TileGallery, crop: np.ndarray, label: str, conf: float,
     """A features' read re-ranked by the glyph check among its close labels (itself when there are none). With a
     piece on the slot (``visible`` given) the features are spoiled too, and the name the piece hides may be any
     of the side's: every label of that side is compared (a marker over the "1" of A1-12 leaves A2-12 as likely,
-    however far the spoiled features put it)."""
+    however far the spoiled features put it). With no piece on the slot, bare or not is the features' call: the
+    bare slot's name-band references are the schematic print's, so on a board printed in other art any face name
+    fitted better than its bare band, at full confidence (issue 34: a painted card display read 4 cards where 2
+    lay; the features hold the bare spaces of other art, ``models.tiles_gallery``). A slot they read bare stays
+    bare; a face they read with the bare slot close is ranked against the other faces only, and keeps the bare
+    slot's margin as its confidence where that is smaller."""
+    if label == EMPTY and visible is None:
+        return label, conf, others
     if visible is None:
-        close = [o for o, m in others if m < GLYPH_WITHIN][:GLYPH_CANDIDATES - 1]
+        close = [o for o, m in others if m < GLYPH_WITHIN and o != EMPTY][:GLYPH_CANDIDATES - 1]
     else:
         side = label.rsplit(":", 1)[-1]
         close = [o for o in gallery.label_names if o != label and (o == EMPTY or o.endswith(":" + side))]
@@ -296,6 +303,8 @@ def _glyph_read(gallery: TileGallery, crop: np.ndarray, label: str, conf: float,
         return label, conf, others
     best, top = ranked[0]
     behind = [(lab, min(1.0, (top - fit) * GLYPH_SCALE)) for lab, fit in ranked[1:]]
+    if visible is None:  # the bare slot, left to the features, stays as close as they put it
+        behind = sorted(behind + [(o, m) for o, m in others if o == EMPTY], key=lambda lm: lm[1])
     return best, round(behind[0][1], 4), tuple((lab, round(m, 4)) for lab, m in behind if m < OTHERS_WITHIN)
 
 
