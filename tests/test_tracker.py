@@ -540,6 +540,31 @@ def test_moves_go_on_past_a_place_the_camera_keeps_misreading():
     assert not tracker.alerts  # the lake reads right again: cleared
 
 
+def test_a_lost_tracker_calls_out_each_place_once():
+    """A lake reads a canoe surely (0.8) that no move explains, while a weak misread wanders over the table look after
+    look: once the tracker has been unable to explain more looks in a row than its re-reads cover, the alert shown
+    stands; a sure difference at a new place is a new alert, and the table put back clears it (issue 34: on tables
+    the camera reads badly, 58-176 alerts a game, most of them the same places called out again)."""
+    states, _ = record(2, 5)
+    base = _turn_starts(states)[3]
+    tracker = Tracker(base)
+    rng = random.Random(4)
+
+    def look(frame, **sure):
+        obs = observation(base, frame, noise=0.3, rng=rng)
+        for lake, colour in sure.items():
+            obs.readings[f"{map_board(2)}/{lake}"] = Reading(((f"canoe:{colour}", 1),), 0.8)
+        return [e for e in tracker.observe(obs) if isinstance(e, (TableOutOfSync, IllegalMove))]
+
+    called = [look(f, L1="black") for f in range(8)]
+    assert called[0] and all("L1" in e.message for e in called[0])
+    assert not any(called[4:])  # lost: L1 stays the one alert shown, whatever else wavers
+    new = look(8, L1="black", L2="black")
+    assert len(new) == 1 and "L2" in new[0].message
+    events = tracker.observe(observation(base, 9))
+    assert "AlertCleared" in [e.kind for e in events] and not tracker.alerts
+
+
 def turn_ends(states, moves, until_year: int):
     """(move index, the true state after it) at the end of each physical turn up to ``until_year``."""
     for i, m in enumerate(moves):

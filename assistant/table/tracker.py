@@ -495,9 +495,16 @@ class Tracker(Line, Evidence, Search, Alternatives):
         if not put_back:  # many differences, none of them sure: name the likeliest rather than none
             put_back = [self.x.put_back(k, best.exp[k], v) for k, v, c in sorted(diffs, key=lambda d: -d[2])[:4]]
         signature = frozenset((k, _freeze(v)) for k, v, c in diffs)
-        for ev in self.alerts.values():
-            if isinstance(ev, (IllegalMove, TableOutOfSync)) and getattr(ev, "_sig", None) == signature:
-                return []  # the same difference as the alert already shown
+        standing = [ev for ev in self.alerts.values() if isinstance(ev, (IllegalMove, TableOutOfSync))]
+        if any(getattr(ev, "_sig", None) == signature for ev in standing):
+            return []  # the same difference as the alert already shown
+        sure = min(self.alert_confidence, self.x.score_alert_confidence)
+        sure_keys = {k for k, v, c in diffs if c >= sure}
+        spell = set().union(*(getattr(ev, "_keys", set()) for ev in standing))
+        if standing and self._unexplained > BACKTRACK_TRIES and sure_keys <= spell:
+            # lost, and every place it is sure of was called out already since the table last matched the game: the
+            # alert shown stands (the game going on around it, unfollowed, is no new alert; docs/tracker.md)
+            return []
         events = self.clear_alerts(("IllegalMove", "TableOutOfSync"), "superseded by a new difference")
         guess = self.x.illegal_guess(best, items)
         if guess is not None:
@@ -515,6 +522,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
             self.stats["out_of_sync"] += 1
         ev = self.alert(ev)
         ev._sig = signature
+        ev._keys = sure_keys | spell
         return events + [ev]
 
 
