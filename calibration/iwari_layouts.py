@@ -549,17 +549,15 @@ def card_display_views(
     layout: dict | None = None,
     offset_mm: tuple[float, float] = (0.0, 0.0),
     kinds: tuple[str, ...] = ("display_slot",),
-    bare=None,
 ) -> list[tuple]:
     """The card display drawn with every card colour face up on its slots of ``kinds`` (each moved ``offset_mm``
     off the slot's middle), and once bare: [(BGR image, {slot id: card colour, or "empty"})], for a tile gallery of
-    the five card faces (docs/layouts.md). ``bare``: the board as printed in another art, at ``px_per_mm`` (the
-    schematic print when None)."""
+    the five card faces (docs/layouts.md)."""
     import cv2
 
     layout = layout or display_layout()
     slots = [r for r in layout["regions"] if r["kind"] in kinds]
-    bare = render_board(layout, px_per_mm) if bare is None else bare
+    bare = render_board(layout, px_per_mm)
     views = [(bare, {r["id"]: "empty" for r in slots})]
     for k in range(0, max(len(COLOURS), len(slots)), len(slots)):  # each colour on a slot at least once
         img = bare.copy()

@@ -90,22 +90,27 @@ def iwari_card_samples() -> tuple[list[tuple[str, np.ndarray]], list[tuple[str, 
     each of ``GALLERY_ARTS`` at ``GALLERY_ART_VARIANTS`` (a bare play space printed in another art is no card:
     issue 34's painted display read 4 cards where 2 lay). The glyph references are the schematic's sharp, straight 3 px/mm
     crops."""
+    import cv2
+
     lay = display_layout()
     spaces = {r["id"]: r for r in lay["regions"] if r["kind"] in CARD_KINDS}
     poses = [(rot, (0.0, 0.0)) for rot in (-2.0, 0.0, 2.0)] + [(0.0, off) for off in CARD_OFFSETS_MM]
-    arts = [(None, poses)] + [((f, v), poses[1:2]) for f in GALLERY_ARTS for v in GALLERY_ART_VARIANTS]
     samples, glyphs = [], []
-    for art, art_poses in arts:
-        for k in (2.0, 3.0):
-            bare = None if art is None else draw_art(lay, k, *art)
-            for rot, off in art_poses:
+    for k in (2.0, 3.0):
+        for rot, off in poses:
+            for blur in (0.0, 1.2):
+                for img, labels in card_display_views(k, rot, blur, lay, off, CARD_KINDS):
+                    for sid, label in labels.items():
+                        samples.append((label, slot_crop(img, k, spaces[sid]["polygon"])))
+                        if (k, rot, off, blur) == (3.0, 0.0, (0.0, 0.0), 0.0):
+                            glyphs.append(samples[-1])
+    for art in GALLERY_ARTS:
+        for variant in GALLERY_ART_VARIANTS:
+            for k in (2.0, 3.0):
+                bare = draw_art(lay, k, art, variant)
                 for blur in (0.0, 1.2):
-                    views = card_display_views(k, rot, blur, lay, off, CARD_KINDS, bare)
-                    for img, labels in views if art is None else views[:1]:  # another art: its bare spaces
-                        for sid, label in labels.items():
-                            samples.append((label, slot_crop(img, k, spaces[sid]["polygon"])))
-                            if art is None and (k, rot, off, blur) == (3.0, 0.0, (0.0, 0.0), 0.0):
-                                glyphs.append(samples[-1])
+                    img = cv2.GaussianBlur(bare, (0, 0), blur) if blur else bare
+                    samples += [(EMPTY, slot_crop(img, k, r["polygon"])) for r in spaces.values()]
     return samples, glyphs
 
 
