@@ -237,12 +237,18 @@ class Tracker(Line, Evidence, Search, Alternatives):
             events += self._explain_failure(failure, items)
         return events
 
+    @property
+    def sure_confidence(self) -> float:
+        """The confidence from which a disagreement is sure: ``alert_confidence``, or as sure as a score disk that
+        raises a ScoreMismatch (the game's ``score_alert_confidence``) where that is lower: a board whose image
+        quality caps its readings just under ``alert_confidence`` reads an illegal change no surer (docs/tracker.md,
+        Doubt)."""
+        return min(self.alert_confidence, self.x.score_alert_confidence)
+
     def _doubted(self, best: Node, nodes: list[Node]) -> list[Node]:
-        """The legal lines that leave no sure reading unexplained, best first, one per move sequence; [] when some
-        sure reading disagrees with each. Sure here is ``alert_confidence``, or as sure as a score disk that raises
-        a ScoreMismatch (the game's ``score_alert_confidence``) where that is lower: a board whose image quality caps
-        its readings just under ``alert_confidence`` reads an illegal change no surer (docs/tracker.md, Doubt)."""
-        sure = min(self.alert_confidence, self.x.score_alert_confidence)
+        """The legal lines that leave no sure reading (``sure_confidence``) unexplained, best first, one per move
+        sequence; [] when some sure reading disagrees with each."""
+        sure = self.sure_confidence
         out: list[Node] = []
         for n in sorted(nodes, key=Node.key):
             if n.worst < sure and all(n.moves != o.moves for o in out):
@@ -498,8 +504,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
         standing = [ev for ev in self.alerts.values() if isinstance(ev, (IllegalMove, TableOutOfSync))]
         if any(getattr(ev, "_sig", None) == signature for ev in standing):
             return []  # the same difference as the alert already shown
-        sure = min(self.alert_confidence, self.x.score_alert_confidence)
-        sure_keys = {k for k, v, c in diffs if c >= sure}
+        sure_keys = {k for k, v, c in diffs if c >= self.sure_confidence}
         spell = set().union(*(getattr(ev, "_keys", set()) for ev in standing))
         if standing and self._unexplained > BACKTRACK_TRIES and sure_keys <= spell:
             # lost, and every place it is sure of was called out already since the table last matched the game: the
