@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from assistant.table.events import Event
 from assistant.table.evidence import Node, one_piece_off, reading_error
-from assistant.table.observation import STACK
+from assistant.table.observation import camera_reads
 
 BACKTRACK_LOOKS = 4  # accepted looks an unexplained look may re-read (``_try_backtrack``)
 BACKTRACK_FIRST = 2  # ... of which the first unexplained look re-reads
@@ -264,4 +264,4 @@ def _look_alike(a: dict, b: dict, read) -> bool:
     of (``read``: its keys; no earlier look to compare the stack with): from above, such stacks look the same."""
     if a == b:
         return True
-    return all(k.endswith(STACK) and k not in read for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+    return all(not camera_reads(k) and k not in read for k in a.keys() | b.keys() if a.get(k) != b.get(k))

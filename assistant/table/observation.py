@@ -88,6 +88,12 @@ def split_reading_key(key: str) -> tuple[str, str, bool]:
     return board, region, suffix == "tile"
 
 
+def camera_reads(key: str) -> bool:
+    """Whether a camera gives readings at ``key``: every key but a stack's content (``STACK``), which the tracker
+    derives from the stack's change readings."""
+    return not key.endswith(STACK)
+
+
 def stack_reading(changed: bool, accepted: str) -> str:
     """The ``#stack`` reading a ``#changed`` one gives, the stack holding ``accepted`` (its ``#stack`` value in the
     tracker's accepted position, "" when empty): the same content, or anything but it."""
@@ -98,7 +104,7 @@ def camera_values(expected: dict, before: dict | None = None) -> dict:
     """What a perfect camera reads of a position whose expected readings are ``expected``, its previous look having
     shown ``before`` (expected readings too; None: no earlier look): every key but the stacks' ``#stack`` contents,
     and for each stack, once there is an earlier look, whether it changed (``#changed``)."""
-    out = {k: v for k, v in expected.items() if not k.endswith(STACK)}
+    out = {k: v for k, v in expected.items() if camera_reads(k)}
     if before is not None:
         for k in {k for k in (*expected, *before) if k.endswith(STACK)}:
             out[k[: -len(STACK)] + CHANGED] = expected.get(k, "") != before.get(k, "")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from assistant.table.evidence import Node
-from assistant.table.observation import STACK
+from assistant.table.observation import camera_reads
 
 # depths in a row the search goes on without finding a better line than a shorter one (``Search._search``): moves
 # that show nothing yet would otherwise be tried to the full depth, all alike
@@ -144,6 +144,6 @@ class Search:
         present = {k for k, _, _ in items}
         for n in others:
             for k, v in n.exp.items():
-                if best.exp.get(k) != v and k not in present and not k.endswith(STACK):  # no camera reads a STACK
+                if best.exp.get(k) != v and k not in present and camera_reads(k):
                     return True
         return False

@@ -13,7 +13,7 @@ stack holds relative to the accepted position: the same content, or anything but
 
 from __future__ import annotations
 
-from assistant.table.observation import CHANGED, STACK, Reading, stack_differs, stack_reading
+from assistant.table.observation import CHANGED, STACK, Reading, camera_reads, stack_differs, stack_reading
 
 
 class StackChanges:
@@ -26,7 +26,7 @@ class StackChanges:
     def readings(self, readings: dict[str, Reading], expected) -> dict[str, Reading]:
         """``readings`` with each ``#changed`` reading turned into a ``#stack`` one; ``expected()`` gives the accepted
         position's expected readings (called only when there is a change reading)."""
-        out = {k: r for k, r in readings.items() if not k.endswith(CHANGED) and not k.endswith(STACK)}
+        out = {k: r for k, r in readings.items() if not k.endswith(CHANGED) and camera_reads(k)}
         self._look = {}
         keys = [k for k in readings if k.endswith(CHANGED)]
         if not keys:
