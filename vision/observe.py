@@ -515,7 +515,7 @@ class Observer:
                 key = reading_key(name, rid)
                 out[key] = counted_reading(out.get(key), read, self.counter.max_count, q, kinds,
                                            self.counter.trained_max.get(read.piece))
-        if stacks:
+        if stacks and self.stacks.regions.get(name):  # a board with stacks to watch
             spots = {reader.region_of(d.x_mm, d.y_mm): (d.x_mm, d.y_mm) for d in sorted(dets.above(self.threshold), key=lambda d: d.score)}
             out.update(self.stacks.read(name, image, H, visible, self._quality(loc), spots))
         t3 = time.perf_counter()
