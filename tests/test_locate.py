@@ -265,3 +265,33 @@ def test_marker_memory_reuses_markers_until_the_picture_around_one_changes(sheet
     # the light changed everywhere
     mem.find(cv2.convertScaleAbs(frame, alpha=0.7), dicts, 1600, 2.7)
     assert mem.full_searches == 5
+
+
+def test_marker_memory_keeps_the_corners_of_markers_that_did_not_move(sheet_results):
+    """A soft, noisy camera (foreign table 103's phone: cornerSubPix settled 2.5-5 px apart from one search to the
+    next, and the boards' views shook enough to read as motion or an arm): when a hand over one marker brings a
+    full search back, every other marker keeps the corners it had, since the picture around it did not change;
+    a marker that moved gets its new corners."""
+    from vision.markers import MarkerMemory
+
+    lay, results = sheet_results
+    soft = cv2.GaussianBlur(results["aruco.jpg"][0], (0, 0), 2.0)
+    rng = np.random.default_rng(3)
+
+    def noisy(img):
+        return np.clip(img.astype(np.int16) + rng.integers(-3, 4, img.shape), 0, 255).astype(np.uint8)
+
+    dicts = {m["dictionary"] for m in lay["markers"]}
+    mem = MarkerMemory()
+    first = mem.find(noisy(soft), dicts, 1600, 0.0)
+    covered = noisy(soft)
+    c = first[next(k for k in first if k[1] == 35)]
+    (x0, y0), (x1, y1) = c.min(axis=0).astype(int), c.max(axis=0).astype(int)
+    covered[y0 - 20:y1 + 20, x0 - 20:x1 + 20] = (120, 150, 200)
+    seen = mem.find(covered, dicts, 1600, 0.2)
+    assert mem.full_searches == 2 and 35 not in {i for _, i in seen}
+    assert all(np.array_equal(first[k], seen[k]) for k in seen)
+    back = mem.find(noisy(soft), dicts, 1600, 0.4)  # the hand is gone: marker 35 is found again
+    assert mem.full_searches == 3 and sorted(i for _, i in back) == SHEET_IDS
+    moved = mem.find(np.roll(noisy(soft), 12, axis=1), dicts, 1600, 0.6)  # the sheet slid 12 px to the right
+    assert mem.full_searches == 4 and all(np.allclose(moved[k][:, 0] - back[k][:, 0], 12, atol=0.75) for k in moved)

@@ -198,3 +198,40 @@ def test_a_piece_of_another_colour_with_the_same_grey_is_a_change():
     st.update("b", after, 1.0)
     verdict = st.update("b", after, 1.4)
     assert verdict.settled and verdict.changed
+
+
+def _with_markers(view, paper):
+    """The view with four printed markers in its corners (black squares with white cells, on white paper)."""
+    out = view.copy()
+    for x, y in ((4, 4), (178, 4), (4, 128), (178, 128)):  # 18 px = 36 mm markers at 0.5 px/mm, 3 mm of margin
+        cv2.rectangle(out, (x - 2, y - 2), (x + 19, y + 19), paper, -1)
+        cv2.rectangle(out, (x, y), (x + 17, y + 17), (15, 15, 15), -1)
+        cv2.rectangle(out, (x + 6, y + 6), (x + 11, y + 11), paper, -1)
+    return out
+
+
+def test_a_dark_board_art_is_balanced_by_its_markers_white_not_taken_for_a_hand():
+    """A dark lacquered board (foreign table 101's map) under a plain light: balanced against the light schematic
+    print's median it was brightened fourfold, its dark band along the edge read as skin reaching in, and the board
+    went unread for its first 20 s. Its markers' paper shows the light is plain: the board is read at once, and a
+    hand reaching in over it is still a hand, before the first read and after it."""
+    layout = {"name": "b", "markers": [{"centre": [x * 2 + 18, y * 2 + 18], "size": 36.0}
+                                       for x, y in ((4, 4), (178, 4), (4, 128), (178, 128))]}
+    art = _with_markers(board(), (255, 255, 255))
+    dark = np.empty_like(art)
+    dark[:] = (50, 63, 53)  # dark green lacquer
+    cv2.rectangle(dark, (0, 40), (70, 110), (30, 28, 40), -1)  # a dark aubergine band at the edge
+    dark = _with_markers(dark, (205, 215, 210))
+    old = S.Settler(art={"b": art})  # the median balance alone
+    old.update("b", dark, 0.0)
+    assert old.update("b", dark, 0.4).reason == S.HAND
+    st = S.Settler(art={"b": art}, markers={"b": S.marker_boxes(layout, 0.5)})
+    st.update("b", dark, 0.0)
+    assert st.update("b", dark, 0.4).settled
+    st.mark_read("b", dark)
+    hand = (93, 125, 160)  # a hand over that board in that light
+    st.update("b", arm(dark, hand), 0.8)
+    assert st.update("b", arm(dark, hand), 1.2).reason == S.HAND
+    fresh = S.Settler(art={"b": art}, markers={"b": S.marker_boxes(layout, 0.5)})  # before the first read too
+    fresh.update("b", arm(dark, hand), 0.0)
+    assert fresh.update("b", arm(dark, hand), 0.4).reason == S.HAND

@@ -116,15 +116,7 @@ class MarkerMemory:
                 int(min(w, np.ceil(x1 + pad) + 1)), int(min(h, np.ceil(y1 + pad) + 1)))
 
     def _unchanged(self, gray) -> bool:
-        import cv2
-
-        for _corners, (x0, y0, x1, y1), patch, missed in self.known.values():
-            if missed:
-                return False
-            now = gray[y0:y1, x0:x1]
-            if now.shape != patch.shape or float(cv2.absdiff(now, patch).mean()) > self.level:
-                return False
-        return True
+        return all(not known[3] and self._still(known, gray) for known in self.known.values())
 
     def find(self, frame, dictionaries, long_side: int, t: float, board_missing: bool = False) -> dict:
         """{(dictionary, id): corners} as ``find_markers`` returns them, from memory when nothing changed."""
@@ -144,6 +136,20 @@ class MarkerMemory:
                 else:
                     self.known[key] = (corners, box, patch, missed + 1)
         for key, corners in found.items():
+            if key in self.known and self._still(self.known[key], gray):
+                # the picture around it is as at its last sighting: it has not moved, whatever the new search
+                # gives (a soft picture lets cornerSubPix settle on another point from one search to the next)
+                found[key] = self.known[key][0].copy()
+                self.known[key] = self.known[key][:3] + (0,)
+                continue
             x0, y0, x1, y1 = box = self._box(corners, gray.shape)
             self.known[key] = (corners, box, gray[y0:y1, x0:x1].copy(), 0)
         return found
+
+    def _still(self, known: tuple, gray) -> bool:
+        """The grey patch around a remembered marker is as it was stored (within ``level`` on average)."""
+        import cv2
+
+        _corners, (x0, y0, x1, y1), patch, _missed = known
+        now = gray[y0:y1, x0:x1]
+        return now.shape == patch.shape and float(cv2.absdiff(now, patch).mean()) <= self.level

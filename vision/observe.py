@@ -348,7 +348,9 @@ class Observer:
         self.tracker = BoardPoseFilter(layouts, camera=None)  # frames are undistorted before locating
         self.marker_memory = MarkerMemory()
         self._board_missing = True
-        self.settler = S.Settler(settle, art=self._art(layouts, (settle or S.SettleConfig()).px_per_mm))
+        ppm = (settle or S.SettleConfig()).px_per_mm
+        self.settler = S.Settler(settle, art=self._art(layouts, ppm),
+                                 markers={lay["name"]: S.marker_boxes(lay, ppm) for lay in layouts})
         self.readers = {n: RegionReader(lay) for n, lay in self.layouts.items()}
         self.stacks = StackWatch(layouts)
         self.detector = self._detector(detector, threads)

@@ -179,6 +179,30 @@ def _holes(mask: np.ndarray, min_px: float) -> int:
     return sum(1 for cnt, hier in zip(contours, hierarchy[0]) if hier[3] >= 0 and cv2.contourArea(cnt) >= min_px)
 
 
+def marker_boxes(layout: dict, px_per_mm: float, pad_mm: float = 3.0) -> list[tuple[int, int, int, int]]:
+    """View-pixel boxes (x0, y0, x1, y1) of a layout's markers with ``pad_mm`` of their white margin."""
+    out = []
+    for m in layout.get("markers", []):
+        (cx, cy), half = m["centre"], m["size"] / 2.0 + pad_mm
+        out.append(tuple(max(0, int(round(v * px_per_mm))) for v in (cx - half, cy - half, cx + half, cy + half)))
+    return out
+
+
+def marker_white(view_bgr: np.ndarray, boxes: list) -> np.ndarray | None:
+    """The white of the markers' paper as this view shows it (BGR float): in each marker box the median colour of
+    its brightest 30 % (the white cells and margin), then the median over the markers, so that a hand over one
+    marker or glare on another does not move it. None without two markers in the view."""
+    whites = []
+    h, w = view_bgr.shape[:2]
+    for x0, y0, x1, y1 in boxes:
+        px = view_bgr[min(y0, h):min(y1, h), min(x0, w):min(x1, w)].reshape(-1, 3).astype(np.float32)
+        if len(px) < 16:
+            continue
+        lum = px.sum(axis=1)
+        whites.append(np.median(px[lum >= np.percentile(lum, 70)], axis=0))
+    return np.median(np.array(whites), axis=0) if len(whites) >= 2 else None
+
+
 @dataclass
 class _State:
     prev: np.ndarray | None = None  # grey view of the previous frame
@@ -200,9 +224,10 @@ class _State:
 class Settler:
     """Settle state of every board; ``update`` once per frame and board, ``mark_read`` after reading it."""
 
-    def __init__(self, config: SettleConfig | None = None, art: dict | None = None):
+    def __init__(self, config: SettleConfig | None = None, art: dict | None = None, markers: dict | None = None):
         """``art``: {board: the board's printed art at ``px_per_mm``}; its skin-coloured parts (orange fields,
-        wooden tones) never count as a hand, even before the first read."""
+        wooden tones) never count as a hand, even before the first read. ``markers``: {board: the view boxes of its
+        markers (``marker_boxes``)}: their white paper is the light's white reference (``balanced``)."""
         import cv2
 
         self.config = config or SettleConfig()
@@ -210,14 +235,22 @@ class Settler:
         k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
         self.art_skin = {b: cv2.dilate(skin_mask(a), k) for b, a in (art or {}).items()}
         self.art_median = {b: np.median(a.reshape(-1, 3), axis=0).astype(np.float32) for b, a in (art or {}).items()}
+        self.marker_boxes = {b: boxes for b, boxes in (markers or {}).items() if boxes}
+        self.art_white = {b: w for b, a in (art or {}).items()
+                          if (w := marker_white(a, self.marker_boxes.get(b, []))) is not None}
 
     def balanced(self, board: str, view_bgr: np.ndarray) -> np.ndarray:
-        """The view with its colour cast removed: per-channel gains that bring its median to the art's median."""
-        ref = self.art_median.get(board)
-        if ref is None:
-            return view_bgr
-        med = np.median(view_bgr.reshape(-1, 3), axis=0).astype(np.float32)
-        gains = ref / np.maximum(med, 8.0)
+        """The view with its colour cast removed: per-channel gains that bring the white of its markers' paper to
+        the white they are printed with, so that a dark board art is not brightened into skin tones and a hand
+        under a warm lamp is still a hand; where no marker white can be measured, gains that bring the view's
+        median to the printed art's median."""
+        ref, seen = self.art_white.get(board), marker_white(view_bgr, self.marker_boxes.get(board, []))
+        if ref is None or seen is None:
+            ref = self.art_median.get(board)
+            if ref is None:
+                return view_bgr
+            seen = np.median(view_bgr.reshape(-1, 3), axis=0).astype(np.float32)
+        gains = ref / np.maximum(seen, 8.0)
         return np.clip(view_bgr.astype(np.float32) * gains, 0, 255).astype(np.uint8)
 
     def reset(self, board: str | None = None) -> None:
@@ -324,8 +357,8 @@ class Settler:
         return (st.skin_avg >= c.skin_static_share).astype(np.uint8) * 255
 
     def _skin_hands(self, board: str, st: _State, view_bgr: np.ndarray, grey: np.ndarray, t: float) -> list[float]:
-        """Areas (mm²) of the skin-coloured blobs that are hands: new skin (colours first balanced against the
-        printed art: warm light is not skin) that is not the art's own, reaching in across the board's border, or
+        """Areas (mm²) of the skin-coloured blobs that are hands: new skin (colours first balanced by the
+        markers' white, ``balanced``: warm light is not skin) that is not the art's own, reaching in across the board's border, or
         very large anywhere once the board has a settled view. Static skin-coloured background is left out: the
         art's skin-coloured parts; after a read, all that was there at the read; blobs that do not cross the border
         (a wooden piece near the edge) or stay within ``hand_reach_mm`` of it (a cloth or wooden table showing
