@@ -22,7 +22,8 @@ Tests, in order, each giving the reason a board is left unread:
   warning); without this a board never read before (no settled view to compare with) would wait for ever behind a
   wooden token at its corner, and a skin-coloured token put down at the edge would hold every later move back;
   An arm whose colour the skin test cannot tell from the board (a skin-toned board, a sleeve the colour of the
-  print) is caught by its size instead: pixels changed since the last settled view, closed over
+  print) is caught by its size instead: pixels changed since the last settled view (by more than a pixel's shift:
+  ``_moved``), closed over
   ``arm_close_mm``, making one area of ``arm_mm2`` or more that reaches in from the edge (on the e2e games arms
   held still over a skin-toned village board made 5,000-16,600 mm²; piece moves at most 2,900 mm² there, on the
   mask board's turn-order track; an end of turn clearing every action marker changes more, but away from the edge). One
@@ -149,6 +150,19 @@ def _colour_changed(view_bgr: np.ndarray, read_colour: np.ndarray | None, level:
     if read_colour is None or view_bgr.ndim != 3 or read_colour.shape != view_bgr.shape:
         return 0
     return int((cv2.absdiff(_blur(view_bgr), read_colour).max(axis=2) > level).sum())
+
+
+def _moved(grey: np.ndarray, ref: np.ndarray, level: int) -> np.ndarray:
+    """uint8 mask of the pixels that differ by more than ``level`` from every pixel of ``ref`` within one pixel
+    (above its 3x3 maximum or below its 3x3 minimum): a view rectified with a pose a pixel off its reference's
+    (a soft camera's marker corners; 2 mm at the settle scale) does not count as changed along every edge."""
+    import cv2
+
+    k = np.ones((3, 3), np.uint8)
+    g = grey.astype(np.int16)
+    up = g - cv2.dilate(ref, k).astype(np.int16)
+    down = cv2.erode(ref, k).astype(np.int16) - g
+    return ((up > level) | (down > level)).astype(np.uint8) * 255
 
 
 def correlation(a: np.ndarray, b: np.ndarray) -> float:
@@ -325,7 +339,7 @@ class Settler:
 
         # foreign object: a big change against the last settled view
         if st.ref_grey is not None and st.ref_grey.shape == grey.shape:
-            big = largest_blob(((cv2.absdiff(grey, st.ref_grey) > c.foreign_level).astype(np.uint8) * 255), open_px=2) * mm2
+            big = largest_blob(_moved(grey, st.ref_grey, c.foreign_level), open_px=2) * mm2
             if big >= c.foreign_mm2:
                 if moving or st.foreign_since is None:
                     st.foreign_since = t if st.foreign_since is None or moving else st.foreign_since
@@ -424,7 +438,7 @@ class Settler:
         c = self.config
         if st.ref_grey is None or st.ref_grey.shape != grey.shape:
             return 0.0
-        new = ((cv2.absdiff(grey, st.ref_grey) > c.skin_change_level).astype(np.uint8)) * 255
+        new = _moved(grey, st.ref_grey, c.skin_change_level)
         k = max(3, int(round(c.arm_close_mm * c.px_per_mm)) | 1)
         new = cv2.morphologyEx(new, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         margin = max(1, int(round(c.edge_mm * c.px_per_mm)))
