@@ -43,6 +43,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from calibration.layout import marker_corners_mm
+
 SETTLED = "settled"
 OUT_OF_VIEW = "out of view"
 MARKERS_COVERED = "markers covered"
@@ -197,8 +199,9 @@ def marker_boxes(layout: dict, px_per_mm: float, pad_mm: float = 3.0) -> list[tu
     """View-pixel boxes (x0, y0, x1, y1) of a layout's markers with ``pad_mm`` of their white margin."""
     out = []
     for m in layout.get("markers", []):
-        (cx, cy), half = m["centre"], m["size"] / 2.0 + pad_mm
-        out.append(tuple(max(0, int(round(v * px_per_mm))) for v in (cx - half, cy - half, cx + half, cy + half)))
+        xs, ys = zip(*marker_corners_mm(m))
+        box = (min(xs) - pad_mm, min(ys) - pad_mm, max(xs) + pad_mm, max(ys) + pad_mm)
+        out.append(tuple(max(0, int(round(v * px_per_mm))) for v in box))
     return out
 
 
