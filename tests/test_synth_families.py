@@ -41,6 +41,9 @@ def test_training_scenes_hold_no_foreign_family():
     for i in range(6):
         fam = make_scene(3, i, 2, SIZE, family="familiar")["labels"]["effects"]["look"]["families"]
         assert all(fam[a] not in HELD_OUT[a] for a in AXES)
+        look = make_scene(3, i, 2, SIZE, family="randomised")["labels"]["effects"]["look"]
+        assert look["families"]["art"] == "random" and all(look["families"][a] in pool(a, "familiar") for a in AXES if a != "art")
+        assert all(look["families"][a] not in HELD_OUT[a] for a in AXES)
         fam = make_scene(3, i, 2, SIZE, family="foreign")["labels"]["effects"]["look"]["families"]
         assert all(fam[a] in HELD_OUT[a] for a in AXES if HELD_OUT[a])
 
@@ -91,6 +94,18 @@ def test_art_families_keep_the_layout_markers_and_differ_in_drawing():
         for b in names[i + 1:]:
             assert float(np.abs(arts[a].astype(int) - arts[b].astype(int)).mean()) > 10, (a, b)
     assert not np.array_equal(draw_art(layout, 2.0, "painted", 0), draw_art(layout, 2.0, "painted", 1))  # printings differ
+
+
+def test_random_art_printings_differ_in_palette_from_dark_to_light_and_keep_the_markers():
+    layout = load_builtin("wendake-village-1")
+    means = []
+    for variant in range(8):
+        art = draw_art(layout, 2.0, "random", variant)
+        loc = locate(art, [layout])[0]
+        assert loc.found and len(loc.markers_seen) == len(layout["markers"]), variant
+        means.append(float(art.mean()))
+    assert min(means) < 90 and max(means) > 150  # dark and light printings both drawn
+    assert len({round(m) for m in means}) == len(means)
 
 
 def test_piece_families_change_the_pieces_geometry():

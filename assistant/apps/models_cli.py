@@ -40,10 +40,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1; output is the same for any number)")
     p.add_argument("--progress-tiles", action="store_true",
                    help="draw the bought progress tiles on the village boards (off by default: the committed detector was not trained on them)")
-    p.add_argument("--family", choices=["classic", "familiar", "foreign"], default="familiar",
+    p.add_argument("--family", choices=["classic", "familiar", "foreign", "randomised"], default="familiar",
                    help="the tables' looks (docs/synth.md, Families): familiar (default: the training pool of board art, piece "
-                        "shapes, materials, light, cameras and table tops), foreign (the held-out families: never train on it) or "
-                        "classic (the scenes as drawn before families existed)")
+                        "shapes, materials, light, cameras and table tops), foreign (the held-out families: never train on it), "
+                        "randomised (training only: the familiar pool with board art in random palettes) or classic (the scenes "
+                        "as drawn before families existed)")
     p.set_defaults(func=run)
     add_train_parser(subparsers)
     add_counter_parser(subparsers)

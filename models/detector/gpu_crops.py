@@ -115,7 +115,7 @@ class GpuCrops:
         u = lambda *shape: torch.rand(*shape, generator=g, device=dev)  # noqa: E731
         o = (img - 128.0) * (0.75 + 0.5 * u(B, 1, 1, 1)) + 128.0 + (70 * u(B, 1, 1, 1) - 35)
         o = o * (0.9 + 0.2 * u(B, 3, 1, 1))  # white-balance drift, per channel
-        t = 0.5 * u(B) - 0.25  # warm (+) or cool (-): red up and blue down, or the reverse (BGR order)
+        t = 0.2 * u(B) - 0.1  # warm (+) or cool (-): red up and blue down, or the reverse (BGR order), by up to 10 %
         o = o * torch.stack([1 - t, torch.ones_like(t), 1 + t], 1)[:, :, None, None]
         theta = 2 * math.pi * u(B)
         ramp = (torch.cos(theta)[:, None, None] * torch.linspace(-0.5, 0.5, self.crop, device=dev)[None, None, :]

@@ -42,6 +42,32 @@ STYLES = {
 }
 FONTS = {"simplex": 0, "duplex": 2, "complex": 3, "triplex": 4, "script": 7}  # cv2.FONT_HERSHEY_*
 TEXTURES = ("paper", "brush", "dots", "engrave")
+RANDOM_PRINTINGS = 32  # printings of the "random" family: each its own palette, texture, lettering and decoration
+
+
+def random_style(variant: int) -> dict:
+    """A printing of the training-only ``"random"`` family (``families.RANDOMISED``): paper of any hue from near-black
+    to near-white, region fills of any hue and saturation around it, ink that stands out from it, and the texture,
+    lettering and decoration of another family; never the held-out lacquer's engraving, script or varnish."""
+    import cv2
+
+    rng = np.random.default_rng([0x5A17, int(variant)])
+
+    def hsv(h, s, v) -> tuple:
+        px = np.array([[[h % 180, np.clip(s, 0, 255), np.clip(v, 0, 255)]]], np.uint8)
+        return tuple(int(c) for c in cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0])
+
+    dark = rng.random() < 0.4
+    hue, v = rng.uniform(0, 180), rng.uniform(25, 95) if dark else rng.uniform(150, 245)
+    keys = ("territory", "home", "lake", "corn", "beans", "pumpkins", "hunt", "default")
+    fills = {k: hsv(hue + rng.normal(0, 45), rng.uniform(10, 200), v + rng.uniform(-50, 50)) for k in keys}
+    ink = hsv(rng.uniform(0, 180), rng.uniform(0, 150), rng.uniform(190, 240) if dark else rng.uniform(20, 70))
+    return {"paper": hsv(hue, rng.uniform(0, 120), v), "ink": ink, "text": ink, "fills": fills,
+            "river": hsv(rng.uniform(0, 180), rng.uniform(60, 200), rng.uniform(60, 220)),
+            "texture": str(rng.choice(["paper", "brush", "dots"])), "outline_mm": float(rng.choice([0.0, 0.4, 0.8])),
+            "font": str(rng.choice(["simplex", "duplex", "complex", "triplex"])), "ids": bool(rng.random() < 0.5),
+            "decor": str(rng.choice(["hatch", "trees", "none"])), "jitter": float(rng.uniform(6, 25)),
+            "sheen": float(rng.choice([0.0, 0.0, rng.uniform(0.02, 0.08)]))}
 
 
 def fill_key(region: dict) -> str:
@@ -61,7 +87,7 @@ def draw_art(layout: dict, s: float, family: str, variant: int) -> np.ndarray:
         return (art.astype(np.float32) * np.array([0.93, 0.95, 0.97])).astype(np.uint8)
     import cv2
 
-    st = STYLES[family]
+    st = random_style(variant) if family == "random" else STYLES[family]
     rng = np.random.default_rng([zlib.crc32(f"{family}/{layout['name']}".encode()), int(variant)])
     w_mm, h_mm = layout["size_mm"]
     H, W = int(round(h_mm * s)), int(round(w_mm * s))

@@ -7,7 +7,8 @@ training scene draws its families from the **familiar** pool. The **foreign** po
 never drawn in familiar mode (``HELD_OUT``: an art style with its palette, a piece-shape family with its
 edition's colours, a lighting family); the foreign-table set (docs/foreign-set.md) is rendered from it, so it
 measures a table the base model has never seen. Axes without a held-out family draw from the same pool in
-both modes.
+both modes. The **randomised** mode is for training only: the familiar pool on every axis but those of
+``RANDOMISED`` (board art: a random palette printing, ``art.random_style``), which no table of either pool draws.
 
 ``draw_look(rng, mode)`` is the only entry point; the drawing itself lives where it always did: board art in
 ``art.py``, piece shapes and materials in ``pieces.py``, light, camera and table top in ``effects.py``.
@@ -21,9 +22,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from models.synth.art import RANDOM_PRINTINGS
 from models.synth.pieces import Light, PieceStyle, piece_style
 
-MODES = ("familiar", "foreign")
+MODES = ("familiar", "foreign", "randomised")
 
 # axis -> {mode: families}. A family in both pools is shared; a family only under "foreign" is held out.
 FAMILIES: dict[str, dict[str, tuple[str, ...]]] = {
@@ -36,12 +38,15 @@ FAMILIES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 AXES = tuple(FAMILIES)
 HELD_OUT = {axis: tuple(f for f in pools["foreign"] if f not in pools["familiar"]) for axis, pools in FAMILIES.items()}
+RANDOMISED = {"art": ("random",)}  # axis -> the training-only families the randomised mode draws there instead
 
 
 def pool(axis: str, mode: str) -> tuple[str, ...]:
     """The families of ``axis`` a scene in ``mode`` draws from."""
     if mode not in MODES:
         raise ValueError(f"family mode must be one of {MODES}, not {mode!r}")
+    if mode == "randomised":
+        return RANDOMISED.get(axis, FAMILIES[axis]["familiar"])
     return FAMILIES[axis][mode]
 
 
@@ -79,7 +84,8 @@ def draw_look(rng: np.random.Generator, mode: str, families: dict[str, str] | No
     fam.update(families or {})
     style = piece_style(fam["pieces"], rng)
     lights, light = _light(fam["light"], rng)
-    return Look(mode, fam, int(rng.integers(0, ART_VARIANTS)), style, _material(fam["material"], rng), lights, light,
+    printings = RANDOM_PRINTINGS if fam["art"] == "random" else ART_VARIANTS
+    return Look(mode, fam, int(rng.integers(0, printings)), style, _material(fam["material"], rng), lights, light,
                 _camera(fam["camera"], rng), _table(fam["table"], rng), int(rng.integers(0, 2**31)), dict(style.colours))
 
 
