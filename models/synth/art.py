@@ -57,15 +57,16 @@ def random_style(variant: int) -> dict:
         px = np.array([[[h % 180, np.clip(s, 0, 255), np.clip(v, 0, 255)]]], np.uint8)
         return tuple(int(c) for c in cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0])
 
+    held_out = STYLES["lacquer"]
     dark = rng.random() < 0.4
     hue, v = rng.uniform(0, 180), rng.uniform(25, 95) if dark else rng.uniform(150, 245)
-    keys = ("territory", "home", "lake", "corn", "beans", "pumpkins", "hunt", "default")
-    fills = {k: hsv(hue + rng.normal(0, 45), rng.uniform(10, 200), v + rng.uniform(-50, 50)) for k in keys}
+    fills = {k: hsv(hue + rng.normal(0, 45), rng.uniform(10, 200), v + rng.uniform(-50, 50)) for k in held_out["fills"]}
     ink = hsv(rng.uniform(0, 180), rng.uniform(0, 150), rng.uniform(190, 240) if dark else rng.uniform(20, 70))
     return {"paper": hsv(hue, rng.uniform(0, 120), v), "ink": ink, "text": ink, "fills": fills,
             "river": hsv(rng.uniform(0, 180), rng.uniform(60, 200), rng.uniform(60, 220)),
-            "texture": str(rng.choice(["paper", "brush", "dots"])), "outline_mm": float(rng.choice([0.0, 0.4, 0.8])),
-            "font": str(rng.choice(["simplex", "duplex", "complex", "triplex"])), "ids": bool(rng.random() < 0.5),
+            "texture": str(rng.choice([t for t in TEXTURES if t != held_out["texture"]])),
+            "outline_mm": float(rng.choice([0.0, 0.4, 0.8])),
+            "font": str(rng.choice([f for f in FONTS if f != held_out["font"]])), "ids": bool(rng.random() < 0.5),
             "decor": str(rng.choice(["hatch", "trees", "none"])), "jitter": float(rng.uniform(6, 25)),
             "sheen": float(rng.choice([0.0, 0.0, rng.uniform(0.02, 0.08)]))}
 
