@@ -44,7 +44,6 @@ import functools
 import hashlib
 import json
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -588,7 +587,9 @@ def render_games(root: Path, options: list[RecordingOptions], workers: int = 1, 
     if workers > 1:
         import multiprocessing as mp
 
-        with mp.get_context("fork" if hasattr(os, "fork") else "spawn").Pool(workers) as pool:
+        # spawned, not forked: a fork taken while an OpenCV or onnxruntime thread of this process holds a lock
+        # leaves the child waiting on it for ever (a README test run hung so in test_end_to_end_figures)
+        with mp.get_context("spawn").Pool(workers) as pool:
             for path, dt in pool.imap_unordered(_work, jobs):
                 done.append(Path(path))
                 if progress:
