@@ -58,6 +58,11 @@ TILE_EVIDENCE_CAP = 0.3
 # any runner-up the tile reader lists (``vision.tiles.OTHERS_WITHIN``); docs/benchmarks.md, Issue 35, has the figures
 NEAR_TIE = 0.5
 TILE_NAMED = 0.1  # a display face read at this confidence or more names the card (Wendake's TILE_NAMED, docs/tracker.md)
+# the top of a stack of two totems or more, read below STACKED_TOP_SURE, weighs at most STACKED_TOP_CONFIDENCE (under
+# the alert confidence): from above, the totems below show beside a top that leans out of its circle, and such tops
+# are read in another tribe's colour at up to 0.85 (docs/iwari-engine.md, "A stacked top read in the colour below it")
+STACKED_TOP_SURE = 0.9
+STACKED_TOP_CONFIDENCE = 0.5
 
 
 class IwariExplainer:
@@ -189,6 +194,12 @@ class IwariExplainer:
         return False
 
     def weight(self, key: str, value, conf: float, exp: dict, items, base: dict) -> float:
+        """How much a reading that disagrees with ``exp`` weighs: its confidence, but at most
+        ``STACKED_TOP_CONFIDENCE`` for the top of a stack ``exp`` holds two totems or more in, read below
+        ``STACKED_TOP_SURE``. Whether the stack changed is weighed apart, at its own confidence (its ``#stack``
+        reading), so a totem put on a stack against the rules is still seen."""
+        if conf < STACKED_TOP_SURE and key.rpartition("/")[2].startswith(TOTEM) and "," in str(exp.get(key + STACK, "")):
+            return min(conf, STACKED_TOP_CONFIDENCE)
         return conf
 
     def discounted(self, items) -> bool:
@@ -404,10 +415,18 @@ class IwariExplainer:
                 pref = 0 if top != colour else (0 if new_cards else UNREAD)  # the same top: only the cards tell
             elif isinstance(seen, tuple) and seen and top is not None and not dict(seen).get("totem:" + top):
                 pref = UNREAD  # another tribe's totem went on top of it in the same look
+            elif top is not None and self._restacked_under(st, by_key, terr):
+                pref = UNREAD  # the stack changed, yet its top reads as before: a new top read in the colour below it
             else:
                 continue
             out.append((M.Place("totem", terr, pay, None, third), pref + unpaid, None))
         return out
+
+    @staticmethod
+    def _restacked_under(st: State, by_key: dict, terr: str) -> bool:
+        """Whether the look's ``#stack`` reading of ``terr`` says its stack changed from what ``st`` holds there."""
+        seen = by_key.get(f"{map_board(st)}/{TOTEM}{terr}{STACK}")
+        return seen is not None and stack_differs(seen, ",".join(st.tribes[t] for t in st.stacks[terr]))
 
     def _draw_candidates(self, st: State, by_key: dict, by_conf: dict) -> list:
         """The draws (I-TURN-7): from the deck, unseen; from a display slot whose printed face the look shows turned
