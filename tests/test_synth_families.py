@@ -42,7 +42,8 @@ def test_training_scenes_hold_no_foreign_family():
         fam = make_scene(3, i, 2, SIZE, family="familiar")["labels"]["effects"]["look"]["families"]
         assert all(fam[a] not in HELD_OUT[a] for a in AXES)
         look = make_scene(3, i, 2, SIZE, family="randomised")["labels"]["effects"]["look"]
-        assert look["families"]["art"] == "random" and all(look["families"][a] in pool(a, "familiar") for a in AXES if a != "art")
+        assert look["families"]["art"] == look["families"]["pieces"] == "random"
+        assert all(look["families"][a] in pool(a, "familiar") for a in AXES if a not in ("art", "pieces"))
         assert all(look["families"][a] not in HELD_OUT[a] for a in AXES)
         fam = make_scene(3, i, 2, SIZE, family="foreign")["labels"]["effects"]["look"]["families"]
         assert all(fam[a] in HELD_OUT[a] for a in AXES if HELD_OUT[a])
@@ -118,6 +119,20 @@ def test_piece_families_change_the_pieces_geometry():
                    for name in dict.fromkeys(FAMILIES["pieces"]["familiar"] + FAMILIES["pieces"]["foreign"])}
         assert extents["classic"] == np.ptp(piece_points(p, shape(p, PLAYER_BGR)), axis=0).round(2).tolist()
         assert extents["pawn"] != extents["classic"], cls  # the held-out shape is another shape
+
+
+def test_random_piece_styles_differ_and_never_take_the_held_out_shapes():
+    from models.synth.pieces import piece_style
+
+    rng = np.random.default_rng(5)
+    styles = [piece_style("random", rng) for _ in range(40)]
+    assert len({(s.meeple, s.disk, s.canoe, tuple(sorted(s.res.items()))) for s in styles}) == 40
+    assert len({s.neutral["corn"] for s in styles}) == 40 and len({s.colours["red"] for s in styles}) == 40
+    pawn = piece_style("pawn", rng)
+    for s in styles:
+        assert s.meeple[-1] != pawn.meeple[-1] and s.lying[0] != pawn.lying[0] and s.canoe[3] == 0.0
+        assert s.marker[0] != pawn.marker[0] and s.faces != pawn.faces
+        assert s.disk[1] < pawn.disk[1] and s.res["beaver"][2] < pawn.res["beaver"][2]  # no wooden beaver
 
 
 def test_a_foreign_table_is_the_same_in_every_game(tmp_path):

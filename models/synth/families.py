@@ -8,7 +8,8 @@ never drawn in familiar mode (``HELD_OUT``: an art style with its palette, a pie
 edition's colours, a lighting family); the foreign-table set (docs/foreign-set.md) is rendered from it, so it
 measures a table the base model has never seen. Axes without a held-out family draw from the same pool in
 both modes. The **randomised** mode is for training only: the familiar pool on every axis but those of
-``RANDOMISED`` (board art: a random palette printing, ``art.random_style``), which no table of either pool draws.
+``RANDOMISED`` (board art: a random palette printing, ``art.random_style``; pieces: random sizes and colours,
+``pieces.piece_style("random")``), which no table of either pool draws.
 
 ``draw_look(rng, mode)`` is the only entry point; the drawing itself lives where it always did: board art in
 ``art.py``, piece shapes and materials in ``pieces.py``, light, camera and table top in ``effects.py``.
@@ -38,7 +39,8 @@ FAMILIES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 AXES = tuple(FAMILIES)
 HELD_OUT = {axis: tuple(f for f in pools["foreign"] if f not in pools["familiar"]) for axis, pools in FAMILIES.items()}
-RANDOMISED = {"art": ("random",)}  # axis -> the training-only families the randomised mode draws there instead
+# axis -> the training-only families the randomised mode draws there instead
+RANDOMISED = {"art": ("random",), "pieces": ("random",)}
 
 
 def pool(axis: str, mode: str) -> tuple[str, ...]:

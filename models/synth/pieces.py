@@ -235,7 +235,29 @@ def piece_style(name: str, rng) -> PieceStyle:
                           res={"corn": (0.75, 1.5, 9.0), "beans": (1.2, 1.4, 5.0), "beaver": (0.9, 0.65, 7.0), "pumpkins": (1.1, 1.1, 9.0),
                                "leather": (1.0, 1.0, 5.0), "fish": (1.2, 0.9, 6.0)},
                           bevel=j(0.6, 1.0), wear=j(0.3, 0.8), faces="bold", colours=_edition(rng, 1.0), neutral=neutral)
+    if name == "random":
+        return _random_style(j, rng)
     raise ValueError(f"no piece family {name!r}")
+
+
+RESOURCES = ("leather", "fish", "corn", "beans", "pumpkins", "beaver")
+
+
+def _random_style(j, rng) -> PieceStyle:
+    """The training-only ``"random"`` family (``families.RANDOMISED``): every size drawn across and a little beyond
+    the familiar families', any edition's colours, resource colours moved in hue, saturation and value; never one of
+    the held-out pawn's shapes (ball head, stubby lying warrior, raised canoe ends, 7 mm disks, cube markers, wooden
+    beavers, bold token faces)."""
+    w, body_h = j(10.0, 16.0), j(11.0, 16.0)
+    neutral = dict(NEUTRAL_BGR)
+    neutral.update({k: _hsv_shift(NEUTRAL_BGR[k], j(-10, 10), 1 + j(-0.3, 0.2), 1 + j(-0.25, 0.2)) for k in RESOURCES})
+    res = {k: (j(0.85, 1.15), j(0.8, 1.3), j(5.0, 9.0)) for k in ("corn", "pumpkins")}
+    res.update({k: (j(0.85, 1.2), j(0.85, 1.2), j(3.5, 7.0)) for k in ("beans", "leather", "fish")})
+    res["beaver"] = (j(0.85, 1.15), j(0.85, 1.15), j(1.8, 3.0))
+    return PieceStyle("random", meeple=(w, j(6.5, min(w, 11.0)), j(0.5, 3.0), body_h, j(2.8, 4.6), body_h + j(4.5, 7.5), "round"),
+                      lying=("meeple", j(0.9, 1.15), j(0.9, 1.1), j(5.5, 10.5)), canoe=(j(0.95, 1.15), j(0.75, 1.35), j(4.5, 7.5), 0.0),
+                      disk=(j(7.0, 9.5), j(3.5, 6.5)), marker=("cylinder", j(5.0, 7.0), j(9.0, 13.0)), res=res,
+                      bevel=j(0.0, 0.9), wear=j(0.0, 0.7), colours=_edition(rng, 0.9), neutral=neutral)
 
 
 def _styled_shape(piece: Piece, c, st: PieceStyle) -> list[Part]:
