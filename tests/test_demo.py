@@ -94,4 +94,7 @@ def test_demo_learns_the_table_after_the_game_and_the_tablet_shows_the_result(se
     m = re.search(r"learnt: (.+)", got["out"])
     assert m, got["out"][-1500:]
     learning = got["app"].test_client().get("/api/snapshot").get_json()["learning"]
-    assert learning["state"] == "done" and learning["card_text"] and learning["card_text"] in m.group(1)
+    assert learning["state"] == "done" and learning["text"] == m.group(1).strip(), (learning, m.group(1))
+    assert re.search(r"(read [\d.]+ % \u2192 [\d.]+ %|kept the current weights: the new ones read)", learning["text"])
+    if "kept" not in learning["text"]:  # swapped in: the tablet shows the adapted card's line
+        assert learning["card_text"] and learning["card_text"] in m.group(1)

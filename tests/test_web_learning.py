@@ -123,6 +123,10 @@ def test_learning_status_shows_progress_then_the_cards_line_then_a_failure(pin_f
     html = c.get("/").get_data(as_text=True)
     assert "Adapted to your table: read 97.7 % \u2192 99.6 % of your table's regions" in text_of(html)
     assert "<progress" not in html
+    kept = "kept the current weights: the new ones read 99.7 % of your table's held-out regions, the current ones 99.8 %"
+    write_status(profile, state="done", text=kept)  # an adapt that swapped nothing in: no card, its own line
+    html = c.get("/").get_data(as_text=True)
+    assert "Learnt from your table: " + kept in text_of(html) and "Adapted to your table" not in html
     write_status(profile, state="failed", text="adapt stopped: the disk is full (12 MB free); free space and adapt again")
     html = c.get("/board").get_data(as_text=True)
     assert 'data-learn-status="failed"' in html

@@ -411,9 +411,12 @@ def adapt_command(profile: TableProfile, data_dir: Path) -> list[str]:
 
 
 def _progress_of(line: str) -> float | None:
-    """A progress share from one line adapt prints ("37%", "12/40"), or None."""
+    """A progress share from one line of adapt's progress bar ("[###....]  37 %  ..."), or None: its result line
+    ("read 97.7 % -> 99.6 % ...", "kept the current weights: ... 99.7 % ...") is no progress, whatever it quotes."""
     import re
 
+    if not line.startswith("["):
+        return None
     m = re.search(r"(\d+(?:\.\d+)?)\s*%", line)
     if m:
         return min(1.0, float(m.group(1)) / 100.0)
