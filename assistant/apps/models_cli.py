@@ -43,8 +43,8 @@ def add_parser(subparsers) -> None:
     p.add_argument("--family", choices=["classic", "familiar", "foreign", "randomised"], default="familiar",
                    help="the tables' looks (docs/synth.md, Families): familiar (default: the training pool of board art, piece "
                         "shapes, materials, light, cameras and table tops), foreign (the held-out families: never train on it), "
-                        "randomised (training only: the familiar pool with board art in random palettes) or classic (the scenes "
-                        "as drawn before families existed)")
+                        "randomised (training only: the familiar pool with board art in random palettes and pieces of random sizes "
+                        "and colours) or classic (the scenes as drawn before families existed)")
     p.set_defaults(func=run)
     add_train_parser(subparsers)
     add_counter_parser(subparsers)

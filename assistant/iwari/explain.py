@@ -43,6 +43,7 @@ from assistant.iwari.observer import (
     played_readings,
     shown_card,
     slot_key,
+    stack_content,
 )
 from assistant.iwari.state import State
 from assistant.table.evidence import Node, pile_miscount
@@ -426,7 +427,7 @@ class IwariExplainer:
     def _restacked_under(st: State, by_key: dict, terr: str) -> bool:
         """Whether the look's ``#stack`` reading of ``terr`` says its stack changed from what ``st`` holds there."""
         seen = by_key.get(f"{map_board(st)}/{TOTEM}{terr}{STACK}")
-        return seen is not None and stack_differs(seen, ",".join(st.tribes[t] for t in st.stacks[terr]))
+        return seen is not None and stack_differs(seen, stack_content(st, terr))
 
     def _draw_candidates(self, st: State, by_key: dict, by_conf: dict) -> list:
         """The draws (I-TURN-7): from the deck, unseen; from a display slot whose printed face the look shows turned

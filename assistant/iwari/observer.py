@@ -127,6 +127,12 @@ def _card_or_bare(read: Reading) -> float:
     return min(1.0, next((m for v, m in read.others if v is None), 1.0))
 
 
+def stack_content(state: State, territory: str) -> str:
+    """What a territory's totem stack holds, as its ``#stack`` reading says it: the tribe colours, bottom first,
+    comma-separated ("" for no stack)."""
+    return ",".join(state.tribes[t] for t in state.stacks.get(territory, ()))
+
+
 def expected_readings(state: State) -> dict[str, Pieces]:
     mb = map_board(state)
     tribes = state.tribes
@@ -139,7 +145,7 @@ def expected_readings(state: State) -> dict[str, Pieces]:
         stack = state.stacks.get(territory)
         out[f"{mb}/{TOTEM}{territory}"] = (("totem:" + tribes[stack[-1]], 1),) if stack else ()
         if stack:
-            out[f"{mb}/{TOTEM}{territory}{STACK}"] = ",".join(tribes[t] for t in stack)
+            out[f"{mb}/{TOTEM}{territory}{STACK}"] = stack_content(state, territory)
     if state.options.feats:
         placed: dict[str, dict[str, int]] = {}
         for f in state.feat_log:
