@@ -3,8 +3,7 @@ against the ``iwari-cards`` gallery, and what the tile reader reads is what the 
 
 from __future__ import annotations
 
-import zipfile
-
+import numpy as np
 import pytest
 
 from assistant.iwari import observer
@@ -118,12 +117,21 @@ def test_every_iwari_region_kind_says_which_pieces_lie_there():
     assert allowed["tent_space"] == {"tent"} and allowed["totem_circle"] == {"totem"} and allowed["display_slot"] == frozenset()
 
 
-def test_the_card_gallery_is_rebuilt_byte_identically(tmp_path):
+def test_the_card_gallery_is_rebuilt_as_committed(tmp_path):
     """``python -m models.tiles_gallery`` writes calibration/tiles/iwari-cards.npz as committed (docs/layouts.md):
-    every array in it byte for byte. The zip container around them is not compared: its headers depend on the
-    Python that writes it (Debian's 3.11.2 writes no zip64 header where 3.11.7 does)."""
+    its labels, source and glyphs byte for byte, and its float16 vectors to within float16 rounding, on a few
+    values only. The rendering's last bit depends on the CPU's vector unit (an AMD EPYC without AVX-512: 443 of
+    7.8 million values one float16 step off, at most 1.2e-4). The zip container around them is not compared: its
+    headers depend on the Python that writes it (Debian's 3.11.2 writes no zip64 header where 3.11.7 does)."""
     samples, glyphs = tiles_gallery.iwari_card_samples()
     build_gallery(samples, "iwari-cards", tiles_gallery.IWARI_CARDS_SOURCE, glyphs).save(tmp_path / "iwari-cards.npz")
-    with zipfile.ZipFile(tmp_path / "iwari-cards.npz") as built, zipfile.ZipFile(GALLERY_DIR / "iwari-cards.npz") as kept:
-        assert built.namelist() == kept.namelist()
-        assert all(built.read(n) == kept.read(n) for n in kept.namelist())
+    built, kept = np.load(tmp_path / "iwari-cards.npz"), np.load(GALLERY_DIR / "iwari-cards.npz")
+    assert sorted(built.files) == sorted(kept.files)
+    for name in kept.files:
+        a, b = built[name], kept[name]
+        assert a.dtype == b.dtype and a.shape == b.shape, name
+        if a.dtype.kind == "f":
+            off = np.abs(a.astype(np.float32) - b.astype(np.float32))
+            assert off.max() <= 1e-3 and (off > 0).mean() <= 1e-4, (name, float(off.max()), int((off > 0).sum()))
+        else:
+            assert np.array_equal(a, b), name

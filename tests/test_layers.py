@@ -46,6 +46,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("assistant.apps.demo", "vision.pipeline"): _NUMPY,
     ("assistant.apps.demo", "web.server"): _WEB,
     ("assistant.apps.models_cli", "assistant.apps.reliability_cli"): _NUMPY,
+    ("assistant.apps.models_cli", "models.counter.evaluate"): _NUMPY,
     ("assistant.apps.models_cli", "models.counter.train"): _NUMPY,
     ("assistant.apps.models_cli", "models.detector.calibrate"): _NUMPY,
     ("assistant.apps.models_cli", "models.detector.evaluate"): _NUMPY,

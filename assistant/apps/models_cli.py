@@ -100,12 +100,17 @@ def add_counter_parser(subparsers) -> None:
         description="Render --scenes random tables, cut their village boards' resource spaces into crops (cached in --data), "
                     "train the count classifier on them with a progress bar and export counter.onnx + counter.json into --out. "
                     "Model card: models/README.md.")
-    p.add_argument("--data", default="data/counter_3000_1.npz", help="crop cache: rendered first when missing (default data/counter_3000_1.npz)")
+    p.add_argument("--data", default=None, help="crop cache: rendered first when missing (default data/counter_<scenes>_<seed>.npz, "
+                   "with the families after it unless they are just classic)")
     p.add_argument("--scenes", type=int, default=3000, help="scenes to render when --data is missing (default 3000)")
+    p.add_argument("--family", nargs="+", default=["classic"], metavar="FAMILY",
+                   help="the scenes' looks, taken in turn (tablewatch synth --family): classic (default), familiar, randomised; "
+                        "never foreign, which only measures (docs/foreign-set.md)")
     p.add_argument("--seed", type=int, default=1, help="seed of the scenes and of training (default 1)")
     p.add_argument("--out", default="models/weights", help="weights folder (default models/weights)")
     p.add_argument("--steps", type=int, default=6000, help="optimiser steps (default 6000)")
     p.add_argument("--batch", type=int, default=32, help="crops per step (default 32)")
+    p.add_argument("--width", type=int, default=16, help="channels of the first layer; the last has 6x (default 16)")
     p.add_argument("--workers", type=int, default=2, help="rendering processes (default 2)")
     p.set_defaults(func=run_counter)
 
@@ -115,8 +120,9 @@ def add_eval_parser(subparsers) -> None:
         "eval", help="evaluate a model on a fresh held-out synthetic set",
         description="Render a fresh held-out set (new seeds; stronger light, more occlusion) and print per-class "
                     "recall / precision (8 mm), per-region accuracy after layout assignment and whole-board exact.")
-    p.add_argument("what", choices=["detector", "scores", "reliability"],
-                   help="detector: recall, precision, per-region accuracy; scores: the share of detections that are real "
+    p.add_argument("what", choices=["detector", "scores", "reliability", "counter"],
+                   help="detector: recall, precision, per-region accuracy; counter: the resource counter's accuracy on the resource "
+                        "spaces of --n scenes (--family, --counter); scores: the share of detections that are real "
                         "pieces by score, on scenes of 2, 3 and 4 players in turn (--write stores it in the model's card for the "
                         "pipeline's near misses); reliability: how often each region kind reads right per confidence, over "
                         "rendered games (--games; --write stores models/weights/reliability.json)")
@@ -135,7 +141,7 @@ def add_eval_parser(subparsers) -> None:
     p.add_argument("--counter", default="counter", help="resource counter model (default counter); 'none': count resources with the detector alone")
     p.add_argument("--progress-tiles", action="store_true", help="scenes with the bought progress tiles drawn (tablewatch synth --progress-tiles)")
     p.add_argument("--family", choices=["classic", "familiar", "foreign"], default="classic",
-                   help="detector: the scenes' looks (tablewatch synth --family): classic (default: the held-out set of the "
+                   help="detector and counter: the scenes' looks (tablewatch synth --family): classic (default: the held-out set of the "
                         "model card), familiar (the widened training pool) or foreign (the held-out families, docs/foreign-set.md)")
     p.add_argument("--game", choices=["wendake", "iwari"], default="wendake",
                    help="detector: the game whose positions are drawn (default wendake; iwari: tents and totems, 2 to 5 players)")
@@ -207,6 +213,12 @@ def run_eval(args) -> int:
         raise UserError(f"--players must be {', '.join(map(str, counts[:-1]))} or {counts[-1]} (got {args.players}).")
     if args.game != "wendake" and args.what != "detector":
         raise UserError(f"--game {args.game} goes with eval detector only; eval {args.what} reads Wendake scenes.")
+    if args.what == "counter":
+        from models.counter.evaluate import measure
+
+        if args.counter == "none":
+            raise UserError("eval counter measures a resource counter: give --counter counter (the committed one) or a .onnx path.")
+        return measure(args.counter, args.n, args.seed, args.family, args.workers)
     if args.what == "scores":
         from models.detector.calibrate import calibrate
 
@@ -218,14 +230,27 @@ def run_eval(args) -> int:
                     family=None if args.family == "classic" else args.family, game=args.game)
 
 
+def counter_data_path(scenes: int, seed: int, families) -> str:
+    """The default crop cache of ``tablewatch train-counter``."""
+    tail = "" if list(families) == ["classic"] else "_" + "-".join(families)
+    return f"data/counter_{scenes}_{seed}{tail}.npz"
+
+
 def run_counter(args) -> int:
-    for name in ("scenes", "steps", "batch", "workers"):
+    for name in ("scenes", "steps", "batch", "workers", "width"):
         _positive(name, getattr(args, name))
+    for family in args.family:
+        if family == "foreign":
+            raise UserError("--family foreign is held out of training: it only measures (tablewatch eval counter --family foreign).")
+        if family not in ("classic", "familiar", "randomised"):
+            raise UserError(f"--family takes classic, familiar or randomised, not {family!r}.")
     _need_torch()
     from models.counter.train import train
 
     out = Path(args.out)
-    card = train(Path(args.data), out, args.scenes, args.seed, args.steps, args.batch, args.workers)
+    data = args.data or counter_data_path(args.scenes, args.seed, args.family)
+    card = train(Path(data), out, args.scenes, args.seed, args.steps, args.batch, args.workers, families=tuple(args.family),
+                 width=args.width)
     v = card["validation"]
     print(f"wrote {out / 'counter.onnx'} and {out / 'counter.json'}: validation accuracy {v['accuracy']:.4f} "
           f"({v['n']} crops; within one piece {v['within_one']:.4f}), {card['training']['minutes']:.1f} min of training")

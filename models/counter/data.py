@@ -7,6 +7,10 @@ JPEG decoded, each village board that is in view rectified at ``vision.counts.CO
 resource spaces cut out (``vision.counts.space_crop``). The label is the number of pieces whose base lies on the
 space. A crop is left out when a hand covers any of its pieces or any of it lies outside the camera's view (the
 live pipeline reads neither). Scene i uses its own generator seeded from (seed, i).
+
+``families``: the table looks the scenes take in turn (scene i the ``i % len(families)``-th): ``classic`` (no
+look: the generator's classic scene) or a mode of ``models.synth.families`` (``familiar``, ``randomised``, or
+``foreign`` for measuring only), its look drawn as ``tablewatch synth --family`` draws it.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import numpy as np
 
 from models.synth import scene as S
 from models.synth import wendake as WK
+from models.synth.families import MODES
+from models.synth.writer import scene_look
 from vision.counts import COUNT_PX_PER_MM, count_regions, crop_box_mm, space_crop
 
 REDRAW_MAX = 14
@@ -25,12 +31,24 @@ REDRAW_MAX = 14
 # ``trained_max``: a count there is a lower bound, ``assistant.table.observation.COUNT_BOUND_CONFIDENCE``)
 TRAINED_MAX = {"beaver": REDRAW_MAX // 2}
 SIZES = ((1280, 960), (2304, 1296), (1920, 1080))  # camera images: the synth default, the e2e recordings, full HD
+CLASSIC = "classic"
+FAMILIES = (CLASSIC, *MODES)
 
 
-def scene_crops(seed: int, index: int, size_px: int) -> list[tuple[np.ndarray, int, str]]:
-    """[(crop (size_px, size_px, 3) uint8, count, region id)] of one scene."""
+def check_families(families) -> tuple[str, ...]:
+    """``families`` as a tuple, each one of ``FAMILIES`` (ValueError otherwise)."""
+    out = tuple(families)
+    bad = [f for f in out if f not in FAMILIES]
+    if not out or bad:
+        raise ValueError(f"counter families must be among {', '.join(FAMILIES)} (got {', '.join(out) or 'none'})")
+    return out
+
+
+def scene_crops(seed: int, index: int, size_px: int, family: str = CLASSIC) -> list[tuple[np.ndarray, int, str]]:
+    """[(crop (size_px, size_px, 3) uint8, count, region id)] of one scene in ``family`` (``FAMILIES``)."""
     import cv2
 
+    look = None if family == CLASSIC else scene_look(seed, index, family)
     rng = np.random.default_rng([int(seed), int(index), 0xC0DE])
     state, _, _ = WK.random_position(int(rng.integers(2, 5)), rng)
     for p in state.players:
@@ -40,8 +58,9 @@ def scene_crops(seed: int, index: int, size_px: int) -> list[tuple[np.ndarray, i
             p.beavers = int(rng.integers(0, TRAINED_MAX["beaver"] + 1))
     main, boards = WK.table_for(state, rng)
     size = SIZES[int(rng.integers(0, len(SIZES)))]
-    out = S.render(boards, main, rng, size, 1.0, True)
-    ok, jpeg = cv2.imencode(".jpg", out["image"], [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(60, 96))])
+    out = S.render(boards, main, rng, size, 1.0, True, look=look)
+    jpeg_range = look.camera["jpeg"] if look is not None else (60, 96)
+    ok, jpeg = cv2.imencode(".jpg", out["image"], [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(*jpeg_range))])
     decoded = cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
     hand = out["hand_mask"]
     labels = out["labels"]["pieces"]
@@ -74,12 +93,14 @@ def _work(args):
     return scene_crops(*args)
 
 
-def generate(n: int, seed: int, size_px: int, workers: int = 2, progress: bool = True) -> dict:
-    """Crops of n scenes: {"x": (N, s, s, 3) uint8, "count": (N,) int16, "scene": (N,) int32, "region": [str]}."""
+def generate(n: int, seed: int, size_px: int, workers: int = 2, progress: bool = True, families=(CLASSIC,)) -> dict:
+    """Crops of n scenes, their looks taking ``families`` in turn: {"x": (N, s, s, 3) uint8, "count": (N,) int16,
+    "scene": (N,) int32, "region": [str], "families": tuple}."""
     import multiprocessing as mp
     import os
 
-    jobs = [(seed, i, size_px) for i in range(n)]
+    families = check_families(families)
+    jobs = [(seed, i, size_px, families[i % len(families)]) for i in range(n)]
     xs, counts, scenes, regions = [], [], [], []
     t0 = time.perf_counter()
 
@@ -106,4 +127,4 @@ def generate(n: int, seed: int, size_px: int, workers: int = 2, progress: bool =
     if progress:
         sys.stderr.write("\n")
     return {"x": np.stack(xs) if xs else np.zeros((0, size_px, size_px, 3), np.uint8), "count": np.array(counts, np.int16),
-            "scene": np.array(scenes, np.int32), "region": regions, "seconds": time.perf_counter() - t0}
+            "scene": np.array(scenes, np.int32), "region": regions, "families": families, "seconds": time.perf_counter() - t0}

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.errors import UserError
-from models.counter.data import TRAINED_MAX, generate
+from models.counter.data import CLASSIC, TRAINED_MAX, check_families, generate
 from models.detector.evaluate import harden
 from models.detector.train import _bar
 from vision.counts import COUNT_PX_PER_MM, PAD_MM
@@ -75,20 +75,26 @@ def augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(f, 0, 255).astype(np.float32)
 
 
-def load_crops(path: Path, scenes: int, seed: int, workers: int) -> dict:
-    """The cached crops at ``path``, rendered first when the file is missing."""
+def load_crops(path: Path, scenes: int, seed: int, workers: int, families=(CLASSIC,)) -> dict:
+    """The cached crops at ``path``, rendered first (``families`` in turn) when the file is missing."""
     path = Path(path)
+    families = check_families(families)
     if not path.exists():
-        d = generate(scenes, seed, CROP_PX, workers=workers)
+        d = generate(scenes, seed, CROP_PX, workers=workers, families=families)
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(path, x=d["x"], count=d["count"], scene=d["scene"], region=np.array(d["region"]))
+        np.savez(path, x=d["x"], count=d["count"], scene=d["scene"], region=np.array(d["region"]), families=np.array(families))
     try:
         z = np.load(path)
         d = {k: z[k] for k in ("x", "count", "scene", "region")}
+        stored = tuple(z["families"].tolist()) if "families" in z.files else (CLASSIC,)
     except (OSError, KeyError, ValueError) as exc:
         raise UserError(f"{path} is not a crop file written by `tablewatch train-counter` ({exc}). Delete it and run again.") from None
     if d["x"].shape[1:] != (CROP_PX, CROP_PX, 3):
         raise UserError(f"{path} holds {d['x'].shape[1]}-px crops, not {CROP_PX}: delete it and run again.")
+    if stored != families:
+        raise UserError(f"{path} holds crops of the families {' '.join(stored)}, not {' '.join(families)}: pass --family "
+                        f"{' '.join(stored)}, another --data, or delete it.")
+    d["families"] = stored
     return d
 
 
@@ -115,11 +121,11 @@ def evaluate_counts(logits_fn, x: np.ndarray, y: np.ndarray, regions: np.ndarray
 
 
 def train(data: Path, out: Path, scenes: int = 3000, seed: int = 1, steps: int = 6000, batch: int = 64, workers: int = 2,
-          lr: float = 3e-3) -> dict:
+          lr: float = 3e-3, families=(CLASSIC,), width: int = 16) -> dict:
     """Train and export; returns the card written beside the weights."""
     import torch
 
-    d = load_crops(data, scenes, seed, workers)
+    d = load_crops(data, scenes, seed, workers, families)
     x, y = d["x"], np.minimum(d["count"].astype(np.int64), MAX_COUNT)
     if len(x) < 100:
         raise UserError(f"{data} holds only {len(x)} crops: too few to train on. Delete it and render more scenes (--scenes).")
@@ -129,7 +135,7 @@ def train(data: Path, out: Path, scenes: int = 3000, seed: int = 1, steps: int =
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     torch.set_num_threads(2)
-    model = build_net(MAX_COUNT + 1)
+    model = build_net(MAX_COUNT + 1, width)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     # counts are skewed toward 0: weigh each class by 1/sqrt(frequency) so that piles are not ignored
@@ -176,8 +182,8 @@ def train(data: Path, out: Path, scenes: int = 3000, seed: int = 1, steps: int =
     card = {"format": "tablewatch-counter/1", "input_px": CROP_PX, "px_per_mm": COUNT_PX_PER_MM, "pad_mm": PAD_MM,
             "max_count": MAX_COUNT, "classes": [str(c) for c in range(MAX_COUNT)] + [f"{MAX_COUNT}+"], "pieces": PIECES,
             "trained_max": TRAINED_MAX,
-            "training": {"data": str(data), "scenes": n_scenes, "crops": int(len(x)), "train_crops": int(len(tr_idx)),
-                         "val_crops": int(val.sum()), "seed": seed, "steps": steps, "batch": batch, "lr": lr,
+            "training": {"data": str(data), "families": list(d["families"]), "scenes": n_scenes, "crops": int(len(x)), "train_crops": int(len(tr_idx)),
+                         "val_crops": int(val.sum()), "seed": seed, "steps": steps, "batch": batch, "lr": lr, "width": width,
                          "minutes": round(minutes, 1), "torch": torch.__version__},
             "validation": v, "history": history}
     (out / "counter.json").write_text(json.dumps(card, indent=1), encoding="utf-8")
