@@ -130,7 +130,7 @@ def test_counter_crops_take_their_families_in_turn():
     d = generate(2, 77, 104, workers=1, progress=False, families=("classic", "randomised"))
     assert d["families"] == ("classic", "randomised")
     for i, family in enumerate(d["families"]):
-        mine = [c for c in scene_crops(77, i, 104, family)]
+        mine = scene_crops(77, i, 104, family)
         got = d["x"][d["scene"] == i]
         assert len(got) == len(mine) and all(np.array_equal(a, c) for a, (c, _, _) in zip(got, mine))
     classic = {rid: (n, c) for c, n, rid in scene_crops(77, 1, 104, "classic")}

@@ -12,16 +12,16 @@ import json
 import numpy as np
 
 from models.counter.data import generate
-from models.counter.train import evaluate_counts
+from models.counter.train import count_figures
 from vision.counts import Counter
 
 SURE_MARGIN = 0.6
 
 
 def scores(counter: Counter, x: np.ndarray, y: np.ndarray, regions: np.ndarray) -> dict:
-    """``evaluate_counts`` of ``counter`` on crops, plus the spaces of at most 4 pieces and the sure misreads."""
-    probs = counter.counts(x) if len(x) else np.zeros((0, counter.max_count + 1))
-    out = evaluate_counts(lambda xb: counter.counts(xb), x, y, regions)
+    """``count_figures`` of ``counter`` on crops, plus the spaces of at most 4 pieces and the sure misreads."""
+    probs = counter.counts(x)
+    out = count_figures(probs, y, regions)
     pred = probs.argmax(1)
     top2 = np.sort(probs, 1)[:, -2:] if len(x) else np.zeros((0, 2))
     sure = (top2[:, 1] - top2[:, 0]) >= SURE_MARGIN

@@ -101,6 +101,11 @@ def load_crops(path: Path, scenes: int, seed: int, workers: int, families=(CLASS
 def evaluate_counts(logits_fn, x: np.ndarray, y: np.ndarray, regions: np.ndarray, batch: int = 256) -> dict:
     """Accuracy of a count model on crops: overall, per true count, per space name, and the mean confidence."""
     probs = np.concatenate([logits_fn(x[i:i + batch]) for i in range(0, len(x), batch)]) if len(x) else np.zeros((0, MAX_COUNT + 1))
+    return count_figures(probs, y, regions)
+
+
+def count_figures(probs: np.ndarray, y: np.ndarray, regions: np.ndarray) -> dict:
+    """``evaluate_counts``'s figures from a count model's probabilities (N, classes) on crops of true counts ``y``."""
     pred = probs.argmax(1)
     ok = pred == y
     out = {"n": int(len(y)), "accuracy": round(float(ok.mean()), 4) if len(y) else None,
