@@ -262,9 +262,12 @@ def test_a_stack_top_read_as_another_disk_is_not_vouched_for(tmp_path):
 
 def test_the_set_up_look_is_kept_even_when_its_misreadings_raise_an_alert(tmp_path):
     """The start position is known exactly: the look the set-up check was made on is kept, labelled with it, even
-    when the camera misreads the table so badly that the tracker calls it out; the looks after it while the alert is
-    open are not."""
-    from test_setup_check import canoes_as_warriors, start_look
+    when the camera misreads it surely enough that the tracker calls it out (one woman of a Home not seen, in a kind
+    that reads well otherwise, so not doubted); the looks after it while the alert is open are not."""
+    from test_setup_check import start_look
+
+    def woman_gone(key, value):
+        return () if key.endswith("/H1.pa0") else value
 
     prof = open_profile(tmp_path, "t")
     h = Harvester(prof)
@@ -273,7 +276,8 @@ def test_the_set_up_look_is_kept_even_when_its_misreadings_raise_an_alert(tmp_pa
     try:
         sources = []
         for frame in range(2):
-            look = start_look(s, canoes_as_warriors, frame=frame)
+            look = start_look(s, woman_gone, frame=frame)
+            look.readings = {k: Reading(r.value, 0.99) for k, r in look.readings.items()}  # read surely
             before = h.before(s)
             events = s.feed(look)
             sources.append(h.after(s, look, events, observer_for(look.boards_read), before))
@@ -281,8 +285,8 @@ def test_the_set_up_look_is_kept_even_when_its_misreadings_raise_an_alert(tmp_pa
         assert sources == ["setup", None]
         [lk] = H.list_looks(prof.looks_dir)
         exp = s.game.expected_readings(s.tracker.initial)
-        lakes = [k for k in lk.meta["expected"] if isinstance(exp[k], tuple) and any(p.startswith("canoe:") for p, _ in exp[k])]
-        assert lakes and all(lk.read()[k][0] == canoes_as_warriors(k, exp[k]) != exp[k] for k in lakes)
+        [home] = [k for k in lk.meta["expected"] if k.endswith("/H1.pa0")]
+        assert exp[home] and lk.read()[home][0] == ()
         assert lk.expected() == {k: exp[k] for k in lk.meta["expected"]}
     finally:
         s.close()

@@ -106,6 +106,7 @@ class SetupCheck(Event):
     regions: list  # the misread reading keys
     offer_adapt: bool  # learning this table is worth offering
     unread: list = field(default_factory=list)  # boards not read in that look
+    doubted: list = field(default_factory=list)  # region kinds read badly: no alert from them until read well again
 
 
 EVENT_TYPES = {cls.__name__: cls for cls in (MoveRecognized, IllegalMove, NeedsConfirmation, ScoreMismatch,

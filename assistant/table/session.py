@@ -79,6 +79,7 @@ Event dicts (``events_since``) are ``{"seq", "kind", "t", "payload"}`` where pay
 
 from __future__ import annotations
 
+import copy
 import secrets
 import threading
 import time
@@ -101,7 +102,7 @@ from assistant.table.events import (
     event_from_json,
 )
 from assistant.table.observation import Observation
-from assistant.table.setup_check import check_setup
+from assistant.table.setup_check import TRUSTED_AGAIN_LOOKS, check_setup, doubt, kinds_read_well
 from assistant.table.tracker import Tracker
 
 FORMAT = "tablewatch.snapshot/1"
@@ -135,6 +136,10 @@ class GameSession:
         self.check_setup = False
         self.setup_check: SetupCheck | None = None
         self._setup_gone = False  # play began before a look of the start position: no check this game
+        # the region kinds doubted now (the set-up check's, less those read well since: ``_trusting``), and how
+        # many explained looks in a row have read each well
+        self._doubted: list[str] = []
+        self._read_well: dict[str, int] = {}
 
     # ---- creation ----------------------------------------------------------------------------------------------
     @classmethod
@@ -199,7 +204,7 @@ class GameSession:
         not store its looks), and the caller rebuilds from the moves alone (``_replay``)."""
         # what the set-up, the last look or the last correction gave, not yet met in the log
         given: list[Event] = self.referee.announce(self.tracker) if self.referee is not None else []
-        for e in events:
+        for i, e in enumerate(events):
             kind, payload = e["kind"], e["payload"]
             given = [ev for ev in given if ev.kind not in NOTE_KINDS or kind == ev.kind]  # a note the log lacks
             if kind in NOTE_KINDS:  # a note the log keeps: taken as logged, whatever this run says
@@ -209,6 +214,8 @@ class GameSession:
             if kind == "Observation":
                 if given:
                     return False
+                if i + 1 < len(events) and events[i + 1]["kind"] == "SetupCheck":  # a check that doubted this look
+                    self._follow(event_from_json(events[i + 1]["payload"]), events[i + 1]["seq"], replay=False)
                 given = self._look(Observation.from_json(payload))
                 continue
             if not given:  # a correction made on the tablet: made again
@@ -278,6 +285,7 @@ class GameSession:
                 tr.alerts.pop(ev.alert_id, None)
         elif isinstance(ev, SetupCheck):
             self.setup_check = ev
+            self._doubted, self._read_well = list(ev.doubted), {}
 
     # ---- feeding -----------------------------------------------------------------------------------------------
     def feed(self, observation: Observation) -> list[Event]:
@@ -297,30 +305,63 @@ class GameSession:
             return events
 
     def _look(self, observation: Observation) -> list[Event]:
-        """The events one look gives: the tracker's, through the Ghost's referee in a solo game."""
-        if self.referee is not None:
-            events = self.referee.feed(self.tracker, observation)
-        else:
-            events = self.tracker.observe(observation)
-        if self.check_setup and self.setup_check is None and not self._setup_gone:
-            events += self._checked_setup(observation, events)
+        """The events one look gives. The tracker weighs it with the kinds the set-up check found reading badly
+        doubted (``setup_check.doubt``); the log keeps it as read. The game's first settled look is also checked
+        against the start position (``_checked_setup``)."""
+        if self.check_setup and self.setup_check is None and not self._setup_gone and observation.readings:
+            return self._checked_setup(observation)
+        events = self._tracked(self._doubting(observation))
+        if self._doubted:
+            self._trusting(observation, events)
         return events
 
-    def _checked_setup(self, observation: Observation, events: list[Event]) -> list[Event]:
-        """The set-up check of this look, when it is the game's first settled look and it shows the start position
-        (no move accepted). It checks the boards that look read and names the others (``unread``): the observer
-        sends a look only when what it reads changes, so a still table gives no second look to wait for, and a
-        board it takes for one under a hand may stay so. An alert does not hold it back either: a table read so
-        badly that the tracker calls it out is what the check is for. [] otherwise, and never again this game."""
+    def _tracked(self, observation: Observation) -> list[Event]:
+        """The tracker's events for one look, through the Ghost's referee in a solo game."""
+        if self.referee is not None:
+            return self.referee.feed(self.tracker, observation)
+        return self.tracker.observe(observation)
+
+    def _doubting(self, observation: Observation) -> Observation:
+        """The look with the readings of the doubted kinds capped (``setup_check.doubt``)."""
+        return doubt(observation, self._doubted, self.game.region_kind) if self._doubted else observation
+
+    def _trusting(self, observation: Observation, events: list[Event]) -> None:
+        """Count the doubted kinds this look read well, when the tracker explained it with no alert open and asked
+        nothing new (a question still open is no alert: the kind read against the line it accepted); a kind read
+        well ``TRUSTED_AGAIN_LOOKS`` looks in a row is believed again. Any other look starts the count over.
+        It depends on the looks and the tracker alone, so a resumed game (``_rerun``) comes to the same."""
         tr = self.tracker
-        if not observation.readings:
-            return []
+        open_alerts = [a for a in tr.alerts.values() if not isinstance(a, NeedsConfirmation)]
+        explained = not open_alerts and not any(e.kind in ALERT_KINDS for e in events)
+        well = set()
+        if explained:
+            readings = {k: r.value for k, r in observation.readings.items()}
+            well = kinds_read_well(self.game.expected_readings(tr.state), readings, self._doubted, self.game.region_kind)
+        self._read_well = {k: self._read_well.get(k, 0) + 1 for k in self._doubted if k in well}
+        self._doubted = [k for k in self._doubted if self._read_well.get(k, 0) < TRUSTED_AGAIN_LOOKS]
+
+    def _checked_setup(self, observation: Observation) -> list[Event]:
+        """The events of the game's first settled look, with its set-up check when the tracker took it for the
+        start position (no move accepted). It checks the boards that look read and names the others (``unread``):
+        the observer sends a look only when what it reads changes, so a still table gives no second look to wait
+        for, and a board it takes for one under a hand may stay so. An alert does not hold it back either: a table
+        read so badly that the tracker calls it out is what the check is for. Play that began before a look of the
+        start position gives no check, and never again this game.
+
+        When the check doubts kinds, the tracker reads the look again from where it stood, with them doubted, and
+        the check goes first in the log: a resumed game (``_rerun``) meets it before the look it doubted."""
+        before = copy.deepcopy((self.tracker, self.referee))
+        events = self._tracked(observation)
         self._setup_gone = True
-        if tr.moves:  # play began before a look of the start position: nothing to check
-            return []
-        expected = self.game.expected_readings(tr.initial)
+        if self.tracker.moves:
+            return events
+        expected = self.game.expected_readings(self.tracker.initial)
         readings = {k: r.value for k, r in observation.readings.items() if k in expected}
-        return [check_setup(expected, readings, self.game.region_kind, self._words, observation.boards_unread)]
+        check = check_setup(expected, readings, self.game.region_kind, self._words, observation.boards_unread)
+        if not check.doubted:
+            return events + [check]
+        self.tracker, self.referee = before
+        return [check] + self._tracked(doubt(observation, check.doubted, self.game.region_kind))
 
     def _words(self, key: str, expected, read) -> str | None:
         """The game's words for one difference (its alerts' "put back" line), or None."""

@@ -11,6 +11,14 @@ A region kind reads well unless its misread regions are ``BAD_MISREADS`` or more
 tile face; "empty" for a space that should hold nothing), and the worst group becomes the line: "your canoes read as
 warriors standing: 3 of 4 canoe spaces misread". The evidence for both constants is in docs/adapt.md (the
 familiar set's set-up looks).
+
+The kinds that read badly are **doubted** (``SetupCheck.doubted``, ``doubt``): their readings reach the tracker at
+``DOUBTED_CONFIDENCE`` at most, under its alert bar, so a difference there is asked about (``NeedsConfirmation``)
+and never called an illegal move. The set-up look measured that this table reads them wrong; a sure reading of
+them is no evidence that the players broke a rule. A doubted kind is believed again once ``TRUSTED_AGAIN_LOOKS``
+looks in a row, each explained with no alert open, read it well against the accepted position
+(``kinds_read_well``): the first look may have come after play began, its differences moves, not misreads
+(docs/tracker.md, Doubt).
 """
 
 from __future__ import annotations
@@ -18,11 +26,15 @@ from __future__ import annotations
 from typing import Callable
 
 from assistant.table.events import SetupCheck
-from assistant.table.observation import pile_agrees, split_key, split_reading_key
+from assistant.table.observation import Observation, Reading, pile_agrees, split_key, split_reading_key
 
 BAD_MISREADS = 2  # misread regions of one kind that make it read badly
 BAD_SHARE = 0.25  # or a single misread that is this share of the kind's regions (a kind with few regions)
 MAX_EXAMPLES = 6  # examples kept per region kind
+IRREGULAR_PLURALS = {"woman": "women", "man": "men"}  # piece names whose plural is not the name and "s"
+# the most a doubted kind's reading weighs: under every game's alert bar (``Tracker.sure_confidence``: 0.55 or more)
+DOUBTED_CONFIDENCE = 0.5
+TRUSTED_AGAIN_LOOKS = 3  # explained looks in a row that read a doubted kind well before it is believed again
 
 
 def value_json(v):
@@ -61,7 +73,9 @@ def _name(cls: str, plural: bool = True) -> str:
     if not plural:
         return " ".join(words)
     i = 0 if len(words) > 1 and all(w.endswith(("ing", "ed")) for w in words[1:]) else len(words) - 1
-    if not words[i].endswith(("s", "sh")):
+    if words[i] in IRREGULAR_PLURALS:
+        words[i] = IRREGULAR_PLURALS[words[i]]
+    elif not words[i].endswith(("s", "sh")):
         words[i] += "s"
     return " ".join(words)
 
@@ -86,6 +100,45 @@ def _subject_line(subject: str, rows: list[tuple], checked: int) -> str:
         other = max(wrong, key=wrong.get)
         return f"your {_name(subject)} read as {_name(other)}: {n} of {checked} {_name(subject, False)} spaces misread"
     return f"your {_name(subject)} are miscounted or not seen: {n} of {checked} {_name(subject, False)} spaces misread"
+
+
+def reads_badly(checked: int, misread: int) -> bool:
+    """Whether a region kind with ``misread`` of ``checked`` regions read otherwise than set up reads badly."""
+    return misread >= BAD_MISREADS or (misread > 0 and misread >= BAD_SHARE * checked)
+
+
+def kinds_read_well(expected: dict, readings: dict, kinds, kind_of: Callable[[str], str]) -> set[str]:
+    """The region ``kinds`` that one look (``readings``: key -> value) reads well against the position the tracker
+    accepted (``expected``), by the set-up check's rule; a kind with no region in the look is left out."""
+    rows: dict[str, list[int]] = {}
+    for key, read in readings.items():
+        kind = kind_of(key)
+        if kind in kinds and key in expected:
+            row = rows.setdefault(kind, [0, 0])
+            row[0] += 1
+            row[1] += not agrees(kind, read, expected[key])
+    return {k for k, (checked, misread) in rows.items() if not reads_badly(checked, misread)}
+
+
+def doubt(observation: Observation, kinds, kind_of: Callable[[str], str]) -> Observation:
+    """``observation`` with the readings of region ``kinds`` (``kind_of(key)``) at ``DOUBTED_CONFIDENCE`` at most;
+    the same object when it has none."""
+    kinds = set(kinds)
+    capped = {
+        k: Reading(r.value, DOUBTED_CONFIDENCE, r.others)
+        for k, r in observation.readings.items()
+        if r.confidence > DOUBTED_CONFIDENCE and kind_of(k) in kinds
+    }
+    if not capped:
+        return observation
+    return Observation(
+        frame=observation.frame,
+        t=observation.t,
+        readings={**observation.readings, **capped},
+        boards_read=observation.boards_read,
+        boards_unread=observation.boards_unread,
+        warnings=observation.warnings,
+    )
 
 
 def check_setup(
@@ -127,11 +180,7 @@ def check_setup(
                     "text": text or f"{board} {region}: set up {value_json(exp)}, read {value_json(read)}",
                 }
             )
-    bad_kinds = {
-        k
-        for k, r in by_kind.items()
-        if r["misread"] >= BAD_MISREADS or (r["misread"] and r["misread"] >= BAD_SHARE * r["checked"])
-    }
+    bad_kinds = {k for k, r in by_kind.items() if reads_badly(r["checked"], r["misread"])}
     problems = []
     for subject, (checked, rows) in subjects.items():
         if not rows or not any(kind_of(k) in bad_kinds for k, _, _ in rows):
@@ -154,7 +203,7 @@ def check_setup(
         text = (
             problems[0]["text"]
             + (f" (and {len(problems) - 1} more kind{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else "")
-            + ". Learning this table can fix it."
+            + ". Learning this table can fix it; until then, Tablewatch asks about moves there instead of alerting."
         )
     elif checked:
         text = f"the set-up reads well: {checked - misread} of {checked} regions as set up."
@@ -171,4 +220,5 @@ def check_setup(
         regions=misread_keys,
         offer_adapt=bool(problems),
         unread=sorted(unread),
+        doubted=sorted(bad_kinds),
     )
