@@ -184,8 +184,8 @@ def test_a_kind_that_reads_badly_is_doubted_and_raises_no_alert_all_game(tmp_pat
     checked, plain = new_session(tmp_path, "a.sqlite"), new_session(tmp_path, "b.sqlite", check=False)
     try:
         sure = start_look(checked, canoes_as_warriors)
-        for look in sure.readings.values():  # read surely wrong: a table that misreads them, not an unsure camera
-            object.__setattr__(look, "confidence", 0.99)
+        # read surely wrong: a table that misreads them, not an unsure camera
+        sure.readings = {k: Reading(r.value, 0.99) for k, r in sure.readings.items()}
         a = checked.feed(sure)
         b = plain.feed(start_look(plain, canoes_as_warriors))
         assert false_alerts(b) == 1  # the same look, unchecked: the canoes read as warriors are an alert

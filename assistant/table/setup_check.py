@@ -23,6 +23,7 @@ looks in a row, each explained with no alert open, read it well against the acce
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from assistant.table.events import SetupCheck
@@ -31,7 +32,7 @@ from assistant.table.observation import Observation, Reading, pile_agrees, split
 BAD_MISREADS = 2  # misread regions of one kind that make it read badly
 BAD_SHARE = 0.25  # or a single misread that is this share of the kind's regions (a kind with few regions)
 MAX_EXAMPLES = 6  # examples kept per region kind
-IRREGULAR_PLURALS = {"woman": "women", "man": "men"}  # piece names whose plural is not the name and "s"
+IRREGULAR_PLURALS = {"woman": "women"}  # piece names whose plural is not the name and "s"
 # the most a doubted kind's reading weighs: under every game's alert bar (``Tracker.sure_confidence``: 0.55 or more)
 DOUBTED_CONFIDENCE = 0.5
 TRUSTED_AGAIN_LOOKS = 3  # explained looks in a row that read a doubted kind well before it is believed again
@@ -129,16 +130,7 @@ def doubt(observation: Observation, kinds, kind_of: Callable[[str], str]) -> Obs
         for k, r in observation.readings.items()
         if r.confidence > DOUBTED_CONFIDENCE and kind_of(k) in kinds
     }
-    if not capped:
-        return observation
-    return Observation(
-        frame=observation.frame,
-        t=observation.t,
-        readings={**observation.readings, **capped},
-        boards_read=observation.boards_read,
-        boards_unread=observation.boards_unread,
-        warnings=observation.warnings,
-    )
+    return replace(observation, readings={**observation.readings, **capped}) if capped else observation
 
 
 def check_setup(
