@@ -305,6 +305,10 @@ class IwariExplainer:
         new_cards = self._new_cards(st, by_key)
         # the look's pieces beyond the line's, read once for the placements and the swap
         new = list(_new_pieces(st, node.exp, items)) if stage in ("start", "place", "third") else []
+        # the game's first moves, with a later player's piece surely seen: the camera's first look came after play
+        # began, and the cards the play area shows may be a later turn's
+        caught_up = not self.t.moves and _later_turn_shown(st, node.exp, items, self.t.alert_confidence)
+        new_cards = None if stage == "start" and caught_up else new_cards
         if stage in ("start", "place"):
             shown = _shown_in(st, new, st.current)
             out += self._place_candidates(st, items, new_cards, third=False, shown=shown)
@@ -321,7 +325,7 @@ class IwariExplainer:
                 out += [(M.Swap(c), 0, None) for c in sorted(new_cards)]
         if stage in ("place", "third", "swap", "refill") and len(st.hands[st.current]) < st.hand_size:
             out += self._draw_candidates(st, by_key, items.maps(self.t.alert_confidence)[0])
-        if not self._stands_for_shown(node, by_key):
+        if caught_up or not self._stands_for_shown(node, by_key):
             out.append((M.EndTurn(), 0, None))
         return out
 
@@ -564,6 +568,20 @@ def _placed(st: State, region: str, piece_key: str) -> tuple[str, str, str | Non
     if piece == "totem" and region.startswith(TOTEM):
         return "totem", region[len(TOTEM) :], None
     return None
+
+
+def _later_turn_shown(st: State, exp: dict, items, sure: float) -> bool:
+    """Whether the look surely shows a new tent or stack top of a tribe that neither plays this turn nor is its third
+    tribe: a later player's turn was played too, so the cards in the play area may be that turn's, and this turn
+    may end within the look."""
+    mine = {st.tribes[st.current]} | ({st.tribes[st.third]} if st.third is not None else set())
+    by_conf = items.maps(sure)[0]
+    for region, piece_key in _new_pieces(st, exp, items):
+        piece, colour, _ = split_key(piece_key)
+        if colour in st.tribes and colour not in mine and by_conf[map_board(st) + "/" + region][1] >= sure:
+            if _placed(st, region, piece_key) is not None:
+                return True
+    return False
 
 
 def _own_piece_seen(st: State, new: list) -> bool:

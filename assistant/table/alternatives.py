@@ -14,12 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from assistant.table.events import Event
-from assistant.table.evidence import Node, one_piece_off, reading_error
+from assistant.table.evidence import Look, Node, one_piece_off, reading_error
 from assistant.table.observation import camera_reads
 
 BACKTRACK_LOOKS = 4  # accepted looks an unexplained look may re-read (``_try_backtrack``)
 BACKTRACK_FIRST = 2  # ... of which the first unexplained look re-reads
 BACKTRACK_TRIES = 3  # unexplained looks in a row that try it
+REREAD_BEAM = 4  # lines a look-by-look re-read keeps after each look (``_reread``)
+REREAD_NODES = 800  # nodes a look-by-look re-read may visit (``_reread``)
 # Nodes a speculative search may visit: a re-read from before an earlier look (``_try_backtrack``) or a kept
 # alternative's search (``_try_alternatives``); the search stops once it reaches this many (docs/tracker.md)
 SPECULATIVE_NODES = 400
@@ -195,18 +197,69 @@ class Alternatives:
             if not ok:
                 known = dict(self.misreadings)
                 best, ok = self._with_missed_marker(best, nodes, items, base)
-            if (
-                best.moves
-                and ok
-                and list(best.moves) != self.moves[at:]
-                and self._explains_looks(base, best, [it for _, it in self.looks[-back:]])
-            ):
+            looks = [it for _, it in self.looks[-back:]]
+            if best.moves and ok and list(best.moves) != self.moves[at:] and self._explains_looks(base, best, looks):
                 self.stats["backtracks"] += 1
                 edits = [{"at": i, "edit": e} for i, e in best.edits]
                 return self._switch(at, list(best.moves), edits, items)
             if known is not None:
                 self.misreadings = known
+        back = min(depth, len(self.looks))
+        if back and self._unexplained <= 1:
+            # the first unexplained look also re-reads the looks one by one from the deepest of them
+            at = self.looks[-back][0]
+            line = self._reread(self.replay(at), [it for _, it in self.looks[-back:]], items)
+            if line is not None and line[0] != self.moves[at:]:
+                self.stats["rereads"] += 1
+                return self._switch(at, *line, items)
         return None
+
+    def _reread(self, base, looks: list, items) -> tuple[list, list[dict]] | None:
+        """(moves, edits) from ``base`` that explain ``looks`` one by one and then ``items``, each acceptably, with
+        the least disagreement over them all; None when no line does, or when the searches would visit more than
+        ``REREAD_NODES`` nodes. Each look is explained from the ``REREAD_BEAM`` cheapest lines so far, so a look
+        accepted with a move that explained a weak reading (a tent read at 0.35 where none lies, taken for the next
+        player's tent) can be read again as that reading wrong, once a later look shows the space surely empty. A
+        search straight to ``items`` cannot: moves that showed at those looks (cards paid, then discarded) no
+        longer show."""
+        beam: list[tuple[float, object, list, list[dict]]] = [(0.0, base, [], [])]
+        budget = [REREAD_NODES]
+        sure = {k: v for k, v, c in items if c >= self.alert_confidence}
+        for it in looks + [items]:
+            grown: dict[tuple, tuple] = {}
+            for total, state, moves, edits in beam:
+                nodes = self._reread_look(state, it, sure, budget)
+                if nodes is None:
+                    return None
+                for n in sorted((n for n in nodes if self._acceptable(n)), key=Node.key)[:REREAD_BEAM]:
+                    line = moves + list(n.moves)
+                    key = tuple(map(repr, line))
+                    cost = total + n.cost + n.score_cost
+                    if key not in grown or cost < grown[key][0]:
+                        more = [{"at": len(moves) + i, "edit": e} for i, e in n.edits]
+                        grown[key] = (cost, n.state, line, edits + more)
+            beam = sorted(grown.values(), key=lambda b: (b[0], len(b[2])))[:REREAD_BEAM]
+            if not beam:
+                return None
+        _, _, moves, edits = beam[0]
+        return (moves, edits) if moves else None
+
+    def _reread_look(self, state, look, sure: dict, budget: list[int]) -> list[Node] | None:
+        """The candidate lines from ``state`` for one look of a re-read: its search, and, when the look holds unsure
+        readings that the newest look surely contradicts (``sure``: key -> value), a search without them (what may
+        have misled it), those lines weighed against the look as it was read. None once ``budget[0]`` nodes were
+        spent."""
+        doubtful = {k for k, v, c in look if c < self.alert_confidence and k in sure and sure[k] != v}
+        nodes: list[Node] = []
+        for variant in (look, Look(d for d in look if d[0] not in doubtful)) if doubtful else (look,):
+            if budget[0] <= 0:
+                return None
+            found = self._explain(state, variant, max_nodes=min(SPECULATIVE_NODES, budget[0]))
+            budget[0] -= len(found)
+            if variant is not look:
+                found = [self.node(n.state, n.moves, look, n.pref, edits=n.edits, base=n.base) for n in found]
+            nodes += found
+        return nodes
 
     def suspect_look(self, readings: dict | None = None) -> int | None:
         """The index in ``looks`` of the earliest kept look that tolerated a misreading the table still shows

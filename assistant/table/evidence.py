@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 ABSENT = object()  # no expected reading at a key (a place the state does not know)
+# A misreading the table showed to be one (the place read right again) that comes back at a place, as unsurely within
+# this much, is known again (``Evidence._known``): a phantom piece the camera sees there now and then
+PHANTOM_MARGIN = 0.1
 
 
 class Look(list):
@@ -49,6 +52,7 @@ class Misreading(NamedTuple):
     error: object
     since: int | None
     value: object = None  # the reading when it was first tolerated
+    conf: float = 0.0  # the most it weighed while tolerated
 
 
 @dataclass
@@ -145,7 +149,7 @@ class Evidence:
                 x.counted(key) and x.loose(key, value, conf, base) and one_piece_off(reading_error(value, expected))
             ):
                 w = conf if as_read else x.weight(key, value, conf, exp, items, base)
-                if self._known(key, value, expected):
+                if self._known(key, value, expected, w):
                     known += w  # no new evidence: costs nothing
                 else:
                     runner_ups = self.runner_ups(key, value, conf)
@@ -158,57 +162,70 @@ class Evidence:
         face's runner-ups, ``Reading.others``); empty when it listed none."""
         return self._weighed.get((key, value, conf)) or {}
 
-    def _known(self, key: str, value, expected) -> bool:
+    def _known(self, key: str, value, expected, conf: float | None = None) -> bool:
         """Whether ``value`` at ``key`` disagrees with ``expected`` exactly as a misreading tolerated before did:
         a place read one piece short keeps reading one short as pieces come and go. It is then no new evidence,
         neither against a move nor for one that would 'explain' it. A counted place read short that reads the same
-        count as it grows is one too (a counter undercounts a big pile; docs/tracker.md)."""
+        count as it grows is one too (a counter undercounts a big pile; docs/tracker.md). With ``conf`` (the
+        reading's weight), so is a phantom: a misreading tolerated until the place read right again
+        (``Tracker.phantoms``) that comes back as unsurely (within ``PHANTOM_MARGIN`` of the most it weighed, and
+        unsure): a red tent read at 0.30-0.37 now and then on a space that holds none is no tent placed there."""
         known = self.misreadings.get(key)
-        if known is None:
-            return False
         error = reading_error(value, expected)
-        return known.error == error or (
-            value == known.value and self.x.counted(key) and missing_only(error) and missing_only(known.error)
-        )
+        if known is not None and (
+            known.error == error
+            or (value == known.value and self.x.counted(key) and missing_only(error) and missing_only(known.error))
+        ):
+            return True
+        phantom = None if conf is None else self.phantoms.get(key, {}).get(error)
+        return phantom is not None and conf < self.alert_confidence and conf <= phantom.conf + PHANTOM_MARGIN
 
-    def is_open(self, key: str, value, exp: dict) -> bool:
+    def is_open(self, key: str, value, exp: dict, conf: float | None = None) -> bool:
         """Whether the reading ``value`` at ``key`` is a difference still to explain from expected readings
-        ``exp``: it disagrees, and not as a known misreading does."""
+        ``exp``: it disagrees, and not as a known misreading does (``conf``: its weight, ``_known``)."""
         expected = exp.get(key, ABSENT)
         return (
             value != expected
             and expected is not ABSENT
             and self.x.differs(key, value, expected)
-            and not self._known(key, value, expected)
+            and not self._known(key, value, expected, conf)
         )
 
     def _learn_misreadings(self, node: Node, items, at: int) -> None:
         """After a look is accepted (its moves played from log position ``at``): remember the unsure disagreements
         it tolerated, as weighed (``Explainer.weight``; keyed by how they differ, and from when), forget the places
-        that now read right; places not read this look keep what was known. The places an action still open may
-        change (``Explainer.in_flux``) are not learned: that action may explain them."""
+        that now read right (a misreading forgotten so becomes a phantom, ``phantoms``); places not read this look
+        keep what was known. The places an action still open may change (``Explainer.in_flux``) are not learned:
+        that action may explain them."""
         flux = self.x.in_flux(node.state)
         for key, value, conf in items:
             if key not in node.exp or self.x.is_score(key) or (flux and key.startswith(flux)):
                 continue
-            if (
-                self.x.differs(key, value, node.exp[key])
-                and self.x.weight(key, value, conf, node.exp, items, node.base) < self.alert_confidence
-            ):
-                if not self._known(key, value, node.exp[key]):
-                    self.misreadings[key] = Misreading(reading_error(value, node.exp[key]), at, value)
-            elif not self._known(key, value, node.exp[key]):  # reads right again, or a new sure disagreement (an
-                self.misreadings.pop(key, None)  # alert, not a misreading); the same one again stays known
+            expected = node.exp[key]
+            w = self.x.weight(key, value, conf, node.exp, items, node.base) if self.x.differs(key, value, expected) else None
+            if w is not None and w < self.alert_confidence:
+                known = self.misreadings.get(key)
+                if not self._known(key, value, expected):  # a phantom back is a misreading going on again
+                    self.misreadings[key] = Misreading(reading_error(value, expected), at, value, w)
+                elif known is not None and known.error == reading_error(value, expected) and w > known.conf:
+                    self.misreadings[key] = known._replace(conf=w)
+            elif not self._known(key, value, expected):  # reads right again, or a new sure disagreement (an
+                gone = self.misreadings.pop(key, None)  # alert, not a misreading); the same one again stays known
+                if gone is not None and w is None:  # read right: the camera saw a phantom there
+                    seen = self.phantoms.setdefault(key, {})
+                    old = seen.get(gone.error)
+                    seen[gone.error] = gone if old is None else gone._replace(conf=max(old.conf, gone.conf))
 
     def differing(self, node: Node, items, min_conf: float = 0.0) -> list[tuple[str, object, float]]:
         """The non-score readings that disagree with ``node`` (known misreadings left out), with their confidence
         as weighed (``Explainer.weight``)."""
         out = []
         for k, v, c in items:
-            if not self.x.is_score(k) and self.is_open(k, v, node.exp):
-                c = self.x.weight(k, v, c, node.exp, items, node.base)
-                if c >= min_conf:
-                    out.append((k, v, c))
+            if self.x.is_score(k) or node.exp.get(k, ABSENT) in (ABSENT, v):
+                continue
+            c = self.x.weight(k, v, c, node.exp, items, node.base)
+            if self.is_open(k, v, node.exp, c) and c >= min_conf:
+                out.append((k, v, c))
         return out
 
     def _acceptable(self, node: Node) -> bool:

@@ -97,6 +97,9 @@ class Tracker(Line, Evidence, Search, Alternatives):
         # known misreadings: reading key -> how the camera's reading differed from the accepted state there when an
         # unsure disagreement was tolerated, and since when; the same error again is old news
         self.misreadings: dict[str, Misreading] = {}
+        # misreadings forgotten when their place read right again, by key and by how they differed: the same one
+        # back as unsurely is known again (``Evidence._known``)
+        self.phantoms: dict[str, dict] = {}
         self._score_seen = None  # the score readings that disagreed at the last look explained (``_score_sig``)
         self.looks: list[tuple[int, list]] = []  # (moves before, reading items) of the last looks that added moves
         self._unexplained = 0  # looks in a row nothing explained (``_try_backtrack`` tries the first few)
