@@ -229,9 +229,30 @@ def test_a_doubted_kind_is_believed_again_after_looks_that_read_it_well(tmp_path
             assert false_alerts(s.feed(start_look(s, canoes_as_warriors, frame=frame))) == 0
         for frame in range(4, 7):  # read right three looks in a row
             assert s.feed(start_look(s, frame=frame)) == []
-        sure = start_look(s, canoes_as_warriors, frame=7)
+        sure = start_look(s, no_canoes, frame=7)
         sure.readings = {k: Reading(r.value, 0.99) for k, r in sure.readings.items()}
-        assert false_alerts(s.feed(sure) + s.feed(sure)) == 1  # believed again: canoes read surely as warriors
+        assert false_alerts(s.feed(sure) + s.feed(sure)) == 1  # believed again: canoes surely gone
+    finally:
+        s.close()
+
+
+def no_canoes(key, value):
+    if isinstance(value, tuple) and any(k.startswith("canoe:") for k, _ in value):
+        return tuple((k, n) for k, n in value if not k.startswith("canoe:"))
+    return value
+
+
+def test_a_kind_believed_again_still_doubts_a_value_it_never_read_right(tmp_path):
+    """Believed again value by value: a reading this table has not yet been seen to read right (a tile face bought
+    after the set-up look, here warriors where canoes lie) stays doubted, however sure."""
+    s = new_session(tmp_path)
+    try:
+        s.feed(start_look(s, canoes_as_warriors))
+        for frame in range(1, 4):
+            assert s.feed(start_look(s, frame=frame)) == []
+        sure = start_look(s, canoes_as_warriors, frame=4)
+        sure.readings = {k: Reading(r.value, 0.99) for k, r in sure.readings.items()}
+        assert false_alerts(s.feed(sure) + s.feed(sure)) == 0
     finally:
         s.close()
 

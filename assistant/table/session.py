@@ -102,7 +102,7 @@ from assistant.table.events import (
     event_from_json,
 )
 from assistant.table.observation import Observation
-from assistant.table.setup_check import TRUSTED_AGAIN_LOOKS, check_setup, doubt, kinds_read_well
+from assistant.table.setup_check import TRUSTED_AGAIN_LOOKS, check_setup, doubt, kinds_read_well, values_read_right
 from assistant.table.tracker import Tracker
 
 FORMAT = "tablewatch.snapshot/1"
@@ -140,6 +140,9 @@ class GameSession:
         # many explained looks in a row have read each well
         self._doubted: list[str] = []
         self._read_well: dict[str, int] = {}
+        # the values of each kind the set-up check doubted that explained looks read right: a kind believed again
+        # is believed for those values only (``setup_check.doubt``)
+        self._read_right: dict[str, set] = {}
 
     # ---- creation ----------------------------------------------------------------------------------------------
     @classmethod
@@ -285,7 +288,7 @@ class GameSession:
                 tr.alerts.pop(ev.alert_id, None)
         elif isinstance(ev, SetupCheck):
             self.setup_check = ev
-            self._doubted, self._read_well = list(ev.doubted), {}
+            self._doubted, self._read_well, self._read_right = list(ev.doubted), {}, {}
 
     # ---- feeding -----------------------------------------------------------------------------------------------
     def feed(self, observation: Observation) -> list[Event]:
@@ -311,7 +314,7 @@ class GameSession:
         if self.check_setup and self.setup_check is None and not self._setup_gone and observation.readings:
             return self._checked_setup(observation)
         events = self._tracked(self._doubting(observation))
-        if self._doubted:
+        if self._doubted or self._read_right:
             self._trusting(observation, events)
         return events
 
@@ -322,8 +325,12 @@ class GameSession:
         return self.tracker.observe(observation)
 
     def _doubting(self, observation: Observation) -> Observation:
-        """The look with the readings of the doubted kinds capped (``setup_check.doubt``)."""
-        return doubt(observation, self._doubted, self.game.region_kind) if self._doubted else observation
+        """The look with the readings of the doubted kinds capped, and those of the kinds believed again whose value
+        no explained look has read right yet (``setup_check.doubt``)."""
+        if not (self._doubted or self._read_right):
+            return observation
+        believed = {k: v for k, v in self._read_right.items() if k not in self._doubted}
+        return doubt(observation, self._doubted, self.game.region_kind, believed)
 
     def _trusting(self, observation: Observation, events: list[Event]) -> None:
         """Count the doubted kinds this look read well, when the tracker explained it with no alert open and asked
@@ -336,7 +343,11 @@ class GameSession:
         well = set()
         if explained:
             readings = {k: r.value for k, r in observation.readings.items()}
-            well = kinds_read_well(self.game.expected_readings(tr.state), readings, self._doubted, self.game.region_kind)
+            expected = self.game.expected_readings(tr.state)
+            kinds = set(self._doubted) | set(self._read_right)
+            well = kinds_read_well(expected, readings, self._doubted, self.game.region_kind)
+            for kind, values in values_read_right(expected, readings, kinds, self.game.region_kind).items():
+                self._read_right.setdefault(kind, set()).update(values)
         self._read_well = {k: self._read_well.get(k, 0) + 1 for k in self._doubted if k in well}
         self._doubted = [k for k in self._doubted if self._read_well.get(k, 0) < TRUSTED_AGAIN_LOOKS]
 

@@ -18,7 +18,9 @@ and never called an illegal move. The set-up look measured that this table reads
 them is no evidence that the players broke a rule. A doubted kind is believed again once ``TRUSTED_AGAIN_LOOKS``
 looks in a row, each explained with no alert open, read it well against the accepted position
 (``kinds_read_well``): the first look may have come after play began, its differences moves, not misreads
-(docs/tracker.md, Doubt).
+(docs/tracker.md, Doubt). It is believed value by value: a reading of it is believed once the table has read that
+value right in an explained look (``values_read_right``), and doubted until then (``doubt``'s ``believed``): a
+face the set-up look did not show (a tile bought later) may be one this table misreads.
 """
 
 from __future__ import annotations
@@ -121,14 +123,32 @@ def kinds_read_well(expected: dict, readings: dict, kinds, kind_of: Callable[[st
     return {k for k, (checked, misread) in rows.items() if not reads_badly(checked, misread)}
 
 
-def doubt(observation: Observation, kinds, kind_of: Callable[[str], str]) -> Observation:
-    """``observation`` with the readings of region ``kinds`` (``kind_of(key)``) at ``DOUBTED_CONFIDENCE`` at most;
-    the same object when it has none."""
-    kinds = set(kinds)
+def values_read_right(expected: dict, readings: dict, kinds, kind_of: Callable[[str], str]) -> dict[str, set]:
+    """{kind: the values one look (``readings``: key -> value) reads right} for the region ``kinds``, against the
+    position the tracker accepted (``expected``); values as ``hashable`` makes them."""
+    out: dict[str, set] = {}
+    for key, read in readings.items():
+        kind = kind_of(key)
+        if kind in kinds and key in expected and agrees(kind, read, expected[key]):
+            out.setdefault(kind, set()).add(hashable(read))
+    return out
+
+
+def hashable(value):
+    """``value`` with its lists as tuples, to be kept in a set."""
+    return tuple(hashable(v) for v in value) if isinstance(value, (list, tuple)) else value
+
+
+def doubt(observation: Observation, kinds, kind_of: Callable[[str], str], believed: dict | None = None) -> Observation:
+    """``observation`` with the readings of region ``kinds`` (``kind_of(key)``) at ``DOUBTED_CONFIDENCE`` at most,
+    and those of the kinds in ``believed`` ({kind: values read right}) whose value was not read right yet; the same
+    object when it has none."""
+    kinds, believed = set(kinds), believed or {}
     capped = {
         k: Reading(r.value, DOUBTED_CONFIDENCE, r.others)
         for k, r in observation.readings.items()
-        if r.confidence > DOUBTED_CONFIDENCE and kind_of(k) in kinds
+        if r.confidence > DOUBTED_CONFIDENCE
+        and (kind_of(k) in kinds or (kind_of(k) in believed and hashable(r.value) not in believed[kind_of(k)]))
     }
     return replace(observation, readings={**observation.readings, **capped}) if capped else observation
 
