@@ -171,13 +171,16 @@ class Evidence:
         (``Tracker.phantoms``) that comes back as unsurely (within ``PHANTOM_MARGIN`` of the most it weighed, and
         unsure): a red tent read at 0.30-0.37 now and then on a space that holds none is no tent placed there."""
         known = self.misreadings.get(key)
+        seen = None if conf is None else self.phantoms.get(key)
+        if known is None and not seen:
+            return False
         error = reading_error(value, expected)
         if known is not None and (
             known.error == error
             or (value == known.value and self.x.counted(key) and missing_only(error) and missing_only(known.error))
         ):
             return True
-        phantom = None if conf is None else self.phantoms.get(key, {}).get(error)
+        phantom = seen.get(error) if seen else None
         return phantom is not None and conf < self.alert_confidence and conf <= phantom.conf + PHANTOM_MARGIN
 
     def is_open(self, key: str, value, exp: dict, conf: float | None = None) -> bool:
