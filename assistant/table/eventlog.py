@@ -295,10 +295,9 @@ class EventLog:
             free = shutil.disk_usage(Path(self.path).parent).free
         except OSError:
             return
-        if free >= 2 * self.reserve_bytes:
+        if free >= 2 * self.reserve_bytes and self._make_reserve():
+            self._set_problem(None, None)  # before looks are read again: a reader never sees both at once
             self.low_space = False
-            if self._make_reserve():
-                self._set_problem(None, None)
 
     @property
     def accepting_looks(self) -> bool:
