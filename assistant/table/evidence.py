@@ -11,8 +11,8 @@ line is ``Node.key``. See docs/tracker.md.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 ABSENT = object()  # no expected reading at a key (a place the state does not know)
@@ -101,10 +101,18 @@ def reading_error(value, expected):
     """How a reading differs from what was expected: for piece counts the signed count difference per piece key
     (so that it stays the same when pieces come and go around a miscount), otherwise the pair."""
     if isinstance(value, tuple) and isinstance(expected, tuple):
-        diff = Counter(dict(value))
-        diff.subtract(Counter(dict(expected)))
-        return frozenset((k, n) for k, n in diff.items() if n)
+        return _count_error(value, expected)
     return (value, expected)
+
+
+@lru_cache(maxsize=1 << 16)
+def _count_error(value: tuple, expected: tuple) -> frozenset:
+    """``reading_error`` of two piece counts (``(kind, n)`` pairs), kept: the tracker weighs the same few pairs at
+    every candidate line of a look."""
+    diff = dict(value)
+    for k, n in dict(expected).items():
+        diff[k] = diff.get(k, 0) - n
+    return frozenset((k, n) for k, n in diff.items() if n)
 
 
 def one_piece_off(error) -> bool:
