@@ -268,3 +268,53 @@ def test_two_looks_read_well_are_not_enough(tmp_path):
         assert false_alerts(s.feed(sure) + s.feed(sure)) == 0
     finally:
         s.close()
+
+
+def test_a_region_misread_at_set_up_is_no_evidence_while_it_reads_so(tmp_path):
+    """A tile face the set-up look read surely as another (foreign table 101: B-TAN read B-FISH at 1.0) is a known
+    misreading from the start: the turns are followed as a perfect camera's are, with no alert, and no move is
+    taken to explain it (a marker put on the slot); a resumed game knows it too. Unchecked, the same looks raise an
+    alert."""
+    from game_looks import looks
+
+    from assistant.wendake.generate import play_random_game
+    from assistant.wendake.observer import expected_readings
+
+    states = []
+    play_random_game(["Ann", "Bob"], seed=41, on_move=lambda st, m: states.append(st.copy()))
+    start = expected_readings(states[0])
+    tiles = sorted(k for k, v in start.items() if k.endswith("#tile") and v)
+    key = tiles[0]
+    other = next(start[k] for k in tiles if start[k].split(":")[0] != start[key].split(":")[0])
+    turns = [{k: r.value for k, r in look.readings.items()} for look in list(looks(41))[:6]]
+    assert all(t[key] == start[key] for t in turns)  # the tile lies on its slot all along
+
+    def read(expected: dict, frame: int, misread: bool = True) -> Observation:
+        readings = {k: Reading(other if misread and k == key else v, 0.99) for k, v in expected.items()}
+        return Observation(frame, float(frame), readings, boards_read=tuple(sorted({k.split("/")[0] for k in expected})))
+
+    def play(name: str, check: bool, misread: bool) -> tuple[list, list]:
+        s = GameSession.create(str(tmp_path / name), players=["Ann", "Bob"], seed=41)
+        s.check_setup = check
+        try:
+            events = s.feed(read(start, 0, misread))
+            for i, t in enumerate(turns[:-1]):
+                events += s.feed(read(t, i + 1, misread))
+            return events, s.snapshot()["moves"]
+        finally:
+            s.close()
+
+    events, moves = play("checked.sqlite", True, True)
+    [ev] = setup_checks(events)
+    assert key in ev.regions and ev.doubted == []
+    assert false_alerts(events) == 0 and not any(e.kind == "NeedsConfirmation" for e in events)
+    _, perfect = play("perfect.sqlite", True, False)
+    assert moves == perfect and len(moves) > 10
+    again = GameSession.resume(str(tmp_path / "checked.sqlite"))
+    try:
+        last = read(turns[-1], len(turns))
+        assert false_alerts(again.feed(last) + again.feed(last)) == 0
+    finally:
+        again.close()
+    unchecked, _ = play("unchecked.sqlite", False, True)
+    assert false_alerts(unchecked) >= 1

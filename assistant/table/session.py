@@ -217,9 +217,13 @@ class GameSession:
             if kind == "Observation":
                 if given:
                     return False
-                if i + 1 < len(events) and events[i + 1]["kind"] == "SetupCheck":  # a check that doubted this look
-                    self._follow(event_from_json(events[i + 1]["payload"]), events[i + 1]["seq"], replay=False)
-                given = self._look(Observation.from_json(payload))
+                obs = Observation.from_json(payload)
+                if i + 1 < len(events) and events[i + 1]["kind"] == "SetupCheck":  # a check that misread this look
+                    check = event_from_json(events[i + 1]["payload"])
+                    self._follow(check, events[i + 1]["seq"], replay=False)
+                    if check.regions:
+                        self.tracker.misread_at_setup(self._doubting(obs))
+                given = self._look(obs)
                 continue
             if not given:  # a correction made on the tablet: made again
                 given = self._redo(event_from_json(payload))
@@ -359,8 +363,9 @@ class GameSession:
         read so badly that the tracker calls it out is what the check is for. Play that began before a look of the
         start position gives no check, and never again this game.
 
-        When the check doubts kinds, the tracker reads the look again from where it stood, with them doubted, and
-        the check goes first in the log: a resumed game (``_rerun``) meets it before the look it doubted."""
+        When the check finds regions misread, the tracker reads the look again from where it stood, with those
+        readings known as misreadings (``Tracker.misread_at_setup``) and the doubted kinds doubted, and the check
+        goes first in the log: a resumed game (``_rerun``) meets it before the look it misread."""
         before = copy.deepcopy((self.tracker, self.referee))
         events = self._tracked(observation)
         self._setup_gone = True
@@ -369,10 +374,12 @@ class GameSession:
         expected = self.game.expected_readings(self.tracker.initial)
         readings = {k: r.value for k, r in observation.readings.items() if k in expected}
         check = check_setup(expected, readings, self.game.region_kind, self._words, observation.boards_unread)
-        if not check.doubted:
+        if not check.regions:
             return events + [check]
         self.tracker, self.referee = before
-        return [check] + self._tracked(doubt(observation, check.doubted, self.game.region_kind))
+        look = doubt(observation, check.doubted, self.game.region_kind)
+        self.tracker.misread_at_setup(look)
+        return [check] + self._tracked(look)
 
     def _words(self, key: str, expected, read) -> str | None:
         """The game's words for one difference (its alerts' "put back" line), or None."""

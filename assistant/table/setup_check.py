@@ -12,6 +12,10 @@ tile face; "empty" for a space that should hold nothing), and the worst group be
 warriors standing: 3 of 4 canoe spaces misread". The evidence for both constants is in docs/adapt.md (the
 familiar set's set-up looks).
 
+Every region read otherwise than set up is a known misreading from the start (``Tracker.misread_at_setup``): the
+same reading there again is no evidence, for a move or an alert, until the place reads right; the line names the
+first of them, for players whose table is set up otherwise to put it right.
+
 The kinds that read badly are **doubted** (``SetupCheck.doubted``, ``doubt``): their readings reach the tracker at
 ``DOUBTED_CONFIDENCE`` at most, under its alert bar, so a difference there is asked about (``NeedsConfirmation``)
 and never called an illegal move. The set-up look measured that this table reads them wrong; a sure reading of
@@ -216,6 +220,14 @@ def check_setup(
             problems[0]["text"]
             + (f" (and {len(problems) - 1} more kind{'s' if len(problems) > 2 else ''})" if len(problems) > 1 else "")
             + ". Learning this table can fix it; until then, Tablewatch asks about moves there instead of alerting."
+        )
+    elif checked and misread:
+        first = next(e["text"] for r in by_kind.values() for e in r["examples"] if e["key"] == misread_keys[0])
+        more = f" and {misread - 1} more" if misread > 1 else ""
+        it, reads = ("it", "it reads") if misread == 1 else ("them", "they read")
+        text = (
+            f"the set-up reads well: {checked - misread} of {checked} regions as set up; read otherwise: {first}{more}. "
+            f"If the table is set up right, Tablewatch takes {it} as misread until {reads} right."
         )
     elif checked:
         text = f"the set-up reads well: {checked - misread} of {checked} regions as set up."

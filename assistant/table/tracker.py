@@ -124,10 +124,33 @@ class Tracker(Line, Evidence, Search, Alternatives):
             self.stats["search_s"] += dt
             self.timings.append(dt * 1000.0)
 
-    def _observe(self, obs: Observation) -> list[Event]:
-        # the look's readings as the game weighs them (Wendake: a village's progress spaces as one set of tiles)
+    def _items(self, obs: Observation) -> Look:
+        """The look's readings as the game weighs them (Wendake: a village's progress spaces as one set of tiles)."""
         readings = self.stacks.readings(obs.readings, lambda: self.game.expected_readings(self.state))
-        items = Look((k, r.value, r.confidence) for k, r in self.x.readings(readings).items())
+        return Look((k, r.value, r.confidence) for k, r in self.x.readings(readings).items())
+
+    def misread_at_setup(self, obs: Observation) -> int:
+        """Take every reading of ``obs``, a look of the start position (no move accepted yet), that disagrees with
+        that position as a known misreading from the start (``since`` 0): the set-up is known exactly, so the same
+        reading there again is no evidence, neither for a move nor for an alert, until the place reads right (a tile
+        face read as another, a sure 1.0, once let a line put a marker on it to explain it). Score readings are
+        weighed apart and left out. Returns how many were taken; ValueError once a move was accepted."""
+        if self.moves:
+            raise ValueError("the set-up look's misreadings are taken before the first move only")
+        items = self._items(obs)
+        exp = self.game.expected_readings(self.state)
+        taken = 0
+        for key, value, conf in items:
+            expected = exp.get(key, ABSENT)
+            if expected is ABSENT or value == expected or self.x.is_score(key) or not self.x.differs(key, value, expected):
+                continue
+            w = self.x.weight(key, value, conf, exp, items, exp)
+            self.misreadings[key] = Misreading(reading_error(value, expected), 0, value, w)
+            taken += 1
+        return taken
+
+    def _observe(self, obs: Observation) -> list[Event]:
+        items = self._items(obs)
         self._weighed.update({(k, r.value, r.confidence): dict(r.others) for k, r in obs.readings.items() if r.others})
         self._prev_items = self._last_items
         self._last_items = {k: v for k, v, _ in items}
