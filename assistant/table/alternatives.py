@@ -20,6 +20,11 @@ from assistant.table.observation import camera_reads
 BACKTRACK_LOOKS = 4  # accepted looks an unexplained look may re-read (``_try_backtrack``)
 BACKTRACK_FIRST = 2  # ... of which the first unexplained look re-reads
 BACKTRACK_TRIES = 3  # unexplained looks in a row that try it
+# re-reads run on at most REREAD_LOOKS of the last REREAD_WINDOW looks (``may_reread``): a table the tracker keeps
+# losing (a foreign table read badly) would re-read at nearly every look, seconds each; the e2e games re-read on at
+# most 2 of any 20 looks (docs/tracker.md)
+REREAD_WINDOW = 20
+REREAD_LOOKS = 4
 REREAD_BEAM = 4  # lines a look-by-look re-read keeps after each look (``_reread``)
 REREAD_NODES = 800  # nodes a look-by-look re-read may visit (``_reread``)
 # Nodes a speculative search may visit: a re-read from before an earlier look (``_try_backtrack``) or a kept
@@ -173,6 +178,13 @@ class Alternatives:
         )
         return events + self.x.check_scores(items)
 
+    def may_reread(self) -> bool:
+        """Whether this look may re-read earlier ones: re-reads ran on fewer than ``REREAD_LOOKS`` of the last
+        ``REREAD_WINDOW`` looks (``stats["observations"]`` counts them, this one included)."""
+        now = self.stats["observations"]
+        self._reread_at = [i for i in self._reread_at if i > now - REREAD_WINDOW]
+        return len(self._reread_at) < REREAD_LOOKS
+
     def _try_backtrack(self, items) -> list[Event] | None:
         """A look nothing explains may show that an earlier look was explained wrongly: a marker the camera
         missed made another move look better (a turn-order reservation instead of an action). Search again from
@@ -181,6 +193,9 @@ class Alternatives:
         look re-reads ``BACKTRACK_FIRST`` looks, the next ones ``BACKTRACK_LOOKS``: a look that one hand or glare
         spoils is often explained again by the next, and re-reading far back on it once switched a right Restore
         for a wrong one. Any unexplained look re-reads at least back to the suspect look (``suspect_look``)."""
+        if self.looks:
+            self._reread_at.append(self.stats["observations"])
+            self.stats["reread_looks"] += 1
         depth = BACKTRACK_FIRST if self._unexplained <= 1 else BACKTRACK_LOOKS
         suspect = self.suspect_look()
         if suspect is not None:

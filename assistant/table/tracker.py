@@ -103,6 +103,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
         self._score_seen = None  # the score readings that disagreed at the last look explained (``_score_sig``)
         self.looks: list[tuple[int, list]] = []  # (moves before, reading items) of the last looks that added moves
         self._unexplained = 0  # looks in a row nothing explained (``_try_backtrack`` tries the first few)
+        self._reread_at: list[int] = []  # the looks (``stats["observations"]``) that re-read earlier ones, lately
         self._miscount: tuple = (None, 0)  # (the sure one-piece miscount that held the last look back, looks in a row)
         # tile faces read with runner-ups: (reading key, value, confidence) -> {runner-up value: margin behind}
         self._weighed: dict[tuple, dict] = {}
@@ -228,7 +229,9 @@ class Tracker(Line, Evidence, Search, Alternatives):
             self._unexplained += 1
             # re-reading earlier looks is the costliest search: only the first few unexplained looks in a row
             # try it (a wrong turn shows at once; later looks add turns the re-read cannot reach)
-            switched = self._try_backtrack(items) if self._unexplained <= BACKTRACK_TRIES else None
+            reread = self._unexplained <= BACKTRACK_TRIES and self.may_reread()
+            self.stats["reread_skipped"] += self._unexplained <= BACKTRACK_TRIES and not reread
+            switched = self._try_backtrack(items) if reread else None
             if switched is not None:
                 self._unexplained = 0
                 return switched
