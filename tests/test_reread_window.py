@@ -20,11 +20,15 @@ def look(state, frame: int, **sure) -> Observation:
     return Observation(frame, float(frame), readings)
 
 
-def test_a_table_lost_again_and_again_re_reads_on_a_few_looks_of_each_window_and_is_still_called_out():
+def turns(n: int) -> tuple[list, list[int]]:
+    """(states, the move indexes of the first ``n`` turns' ends) of a random 2-player game."""
     states, moves = [], []
     final, _ = play_random_game(["Ann", "Bob"], seed=5, on_move=lambda s, m: (states.append(s.copy()), moves.append(m)))
-    states.append(final)
-    ends = [i for i, m in enumerate(moves) if isinstance(m, (M.EndTurn, M.Restore))][:6]
+    return states + [final], [i for i, m in enumerate(moves) if isinstance(m, (M.EndTurn, M.Restore))][:n]
+
+
+def test_a_table_lost_again_and_again_re_reads_on_a_few_looks_of_each_window_and_is_still_called_out():
+    states, ends = turns(6)
     tracker = Tracker(states[0])
     frame = 0
     for i in ends:  # six turns followed: the tracker keeps their looks to re-read
@@ -50,10 +54,7 @@ def test_a_table_lost_again_and_again_re_reads_on_a_few_looks_of_each_window_and
 
 def test_a_game_followed_well_re_reads_whenever_it_needs_to():
     """The window never binds on a game the tracker follows: an unexplained look now and then re-reads each time."""
-    states, moves = [], []
-    final, _ = play_random_game(["Ann", "Bob"], seed=5, on_move=lambda s, m: (states.append(s.copy()), moves.append(m)))
-    states.append(final)
-    ends = [i for i, m in enumerate(moves) if isinstance(m, (M.EndTurn, M.Restore))][:12]
+    states, ends = turns(12)
     tracker = Tracker(states[0])
     for frame, i in enumerate(ends):
         if frame in (5, 9):  # a bad look of the table as the last turn left it
