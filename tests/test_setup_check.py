@@ -318,3 +318,36 @@ def test_a_region_misread_at_set_up_is_no_evidence_while_it_reads_so(tmp_path):
         again.close()
     unchecked, _ = play("unchecked.sqlite", False, True)
     assert false_alerts(unchecked) >= 1
+
+
+def test_a_first_look_after_play_began_keeps_its_move_out_of_the_misreadings(tmp_path):
+    """The camera's first look came after the first player's action (a marker on its slot), with canoes misread
+    surely elsewhere (three lakes), so the tracker did not take the move and the look was checked: the marker is a
+    move, not a misread, and it is recognised with no alert; the lakes are known misreadings."""
+    from assistant.wendake.generate import play_random_game
+    from assistant.wendake.observer import expected_readings
+
+    states, moves = [], []
+    play_random_game(["Ann", "Bob"], seed=5, on_move=lambda st, m: (states.append(st.copy()), moves.append(m)))
+    assert type(moves[0]).__name__ == "Activate"
+    start, after = expected_readings(states[0]), expected_readings(states[1])
+    moved = {k for k in after if after[k] != start.get(k)}  # what the move changed on the table
+    boards = {k.split("/")[0] for k in moved}
+    lakes = sorted(k for k in start if k.split("/")[-1] in ("L1", "L2", "L3") and k.split("/")[0] not in boards)
+    # three lakes read surely with a canoe of a colour no player has: too many for the tracker to let the move in
+    # beside them (``STUBBORN_MAX``), so the look is checked
+    face = {k: (("canoe:black", 1),) for k in lakes}
+    assert len(face) == 3
+    s = GameSession.create(str(tmp_path / "g.sqlite"), players=["Ann", "Bob"], seed=5)
+    s.check_setup = True
+    try:
+        readings = {k: Reading(face.get(k, v), 0.99) for k, v in after.items()}
+        read = tuple(sorted({k.split("/")[0] for k in after}))
+        events = s.feed(Observation(0, 0.0, readings, boards_read=read))
+        assert setup_checks(events)  # the tracker did not take the move: the look was checked
+        events += s.feed(Observation(1, 1.0, readings, boards_read=read))
+        assert false_alerts(events) == 0
+        assert [m["move"] for m in s.snapshot()["moves"]][:1] == [s.game.move_to_json(moves[0])]
+        assert moved and set(face) <= set(s.tracker.misreadings) and not moved & set(s.tracker.misreadings)
+    finally:
+        s.close()

@@ -135,15 +135,20 @@ class Tracker(Line, Evidence, Search, Alternatives):
         that position as a known misreading from the start (``since`` 0): the set-up is known exactly, so the same
         reading there again is no evidence, neither for a move nor for an alert, until the place reads right (a tile
         face read as another, a sure 1.0, once let a line put a marker on it to explain it). Score readings are
-        weighed apart and left out. Returns how many were taken; ValueError once a move was accepted."""
+        weighed apart and left out, and so is a reading that the best line of moves from the start explains: the
+        look may have come after play began (foreign table 103: a marker already on its slot), and a move is not a
+        misread. Returns how many were taken; ValueError once a move was accepted."""
         if self.moves:
             raise ValueError("the set-up look's misreadings are taken before the first move only")
         items = self._items(obs)
         exp = self.game.expected_readings(self.state)
+        moved = min(self._explain(self.state, items), key=Node.key).exp
         taken = 0
         for key, value, conf in items:
             expected = exp.get(key, ABSENT)
             if expected is ABSENT or value == expected or self.x.is_score(key) or not self.x.differs(key, value, expected):
+                continue
+            if moved.get(key, ABSENT) == value:
                 continue
             w = self.x.weight(key, value, conf, exp, items, exp)
             self.misreadings[key] = Misreading(reading_error(value, expected), 0, value, w)
