@@ -192,7 +192,11 @@ class Alternatives:
         intermediate positions, every look since replaces the committed moves (``_switch``). The first unexplained
         look re-reads ``BACKTRACK_FIRST`` looks, the next ones ``BACKTRACK_LOOKS``: a look that one hand or glare
         spoils is often explained again by the next, and re-reading far back on it once switched a right Restore
-        for a wrong one. Any unexplained look re-reads at least back to the suspect look (``suspect_look``)."""
+        for a wrong one. Any unexplained look re-reads at least back to the suspect look (``suspect_look``). None,
+        with no search, once re-reads ran on ``REREAD_LOOKS`` of the last ``REREAD_WINDOW`` looks."""
+        if not self.may_reread():
+            self.stats["reread_skipped"] += 1
+            return None
         if self.looks:
             self._reread_at.append(self.stats["observations"])
             self.stats["reread_looks"] += 1

@@ -234,9 +234,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
             self._unexplained += 1
             # re-reading earlier looks is the costliest search: only the first few unexplained looks in a row
             # try it (a wrong turn shows at once; later looks add turns the re-read cannot reach)
-            reread = self._unexplained <= BACKTRACK_TRIES and self.may_reread()
-            self.stats["reread_skipped"] += self._unexplained <= BACKTRACK_TRIES and not reread
-            switched = self._try_backtrack(items) if reread else None
+            switched = self._try_backtrack(items) if self._unexplained <= BACKTRACK_TRIES else None
             if switched is not None:
                 self._unexplained = 0
                 return switched
