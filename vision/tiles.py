@@ -25,6 +25,13 @@ blurred to several degrees, and the best fit of each label ranks them (``GLYPH_S
 confidence). Where a piece lies on the slot (an action marker over the name), the check compares only the
 pixels outside a disk around the piece (``PIECE_MASK_MM``): a marker hiding the one glyph two names differ by
 leaves them tied, which is what the read then says.
+
+On a table the gallery has not seen (other light, another camera, another board print) the features mistake
+one basic tile for another, surely (foreign table 101: 59 of 1,332 slots read wrong at 0.6 or more), while the
+names still read. So a slot of a kind told by printed names (``NAMED_KINDS``) with no piece on it, that the
+features read as a face, is read by its name among every face (``_name_read``): a quick pass over all names
+(``TileGallery.name_shortlist``), then the glyph check on the closest few. No name fitting at all is a bare slot,
+read unsurely (``BARE_FIT``, ``BARE_CONFIDENCE``). docs/benchmarks.md, "Tile faces read by their names".
 """
 
 from __future__ import annotations
@@ -73,6 +80,11 @@ GLYPH_VARIANTS = 3  # each runner-up is matched at the best label's few best-fit
 PIECE_MASK_MM = 11.0  # around a piece's base on a slot, the pixels the check leaves out: the 12 mm marker, its lean
 # towards a tilted camera and its shadow
 GLYPH_MIN_VISIBLE = 0.3  # the share of the name band that must stay visible for the check to say anything
+NAMED_KINDS = ("tile_slot",)  # kinds whose faces are told by their printed names: every face's name is compared
+NAME_BANK_SCALE = 2  # the quick pass over every face's name compares bands shrunk by this
+NAME_CANDIDATES = 4  # ... of which the best this many are fitted as the glyph check does
+BARE_FIT = 0.52  # a slot with no piece whose best name fit is below this shows no name: it is bare ...
+BARE_CONFIDENCE = 0.5  # ... read at most this surely: a piece the detector missed on the name hides it as well
 
 
 class TileRead(NamedTuple):
@@ -145,6 +157,7 @@ class TileGallery:
         self.glyph_labels = list(glyph_labels or [])
         self.glyphs = np.zeros((0, GLYPH_SIZE, GLYPH_SIZE), np.uint8) if glyphs is None else np.asarray(glyphs, np.uint8)
         self._glyph_refs: dict[str, list[np.ndarray]] = {}  # label -> its references, each at every blur (made lazily)
+        self._names: tuple | None = None  # ``_name_bank``: (faces, their shrunk name bands), made lazily
         self.label_names = sorted(set(self.labels))  # every label, once
         ids = np.array([self.label_names.index(lab) for lab in self.labels])
         self._order = np.argsort(ids, kind="stable")  # samples grouped by label, for one reduceat per read
@@ -198,10 +211,13 @@ class TileGallery:
             self._glyph_refs[label] = refs
         return refs
 
-    def glyph_check(self, grey: np.ndarray, candidates: list[str], visible: np.ndarray | None = None) -> list[tuple[str, float]] | None:
+    def glyph_check(self, grey: np.ndarray, candidates: list[str], visible: np.ndarray | None = None,
+                    variants: list[int] | None = None) -> list[tuple[str, float]] | None:
         """The candidates ranked by how well their printed name fits the slot's (``glyph_grey``): [(label, best
         correlation)], best first; only the pixels ``visible`` (uint8 mask of the crop, nonzero = compared) count.
-        None when the gallery has no glyph references for two of them, or too little of the name shows."""
+        Each label is fitted at the reference ``variants`` given (``name_shortlist``), else at those that fit the
+        first candidate best. None when the gallery has no glyph references for two of them, or too little of the
+        name shows."""
         import cv2
 
         (r0, r1), (c0, c1) = GLYPH_ROWS, GLYPH_COLS
@@ -220,6 +236,10 @@ class TileGallery:
             r[~(np.abs(r) <= 1.0001)] = -1.0  # a flat reference (a bare slot) under a mask divides by zero
             return float(r.max())
 
+        if variants is not None:
+            scores = {lab: max((fit(refs[i]) for i in variants if i < len(refs)), default=-1.0)
+                      for lab, refs in ((lab, self._refs(lab)) for lab in labelled)}
+            return sorted(scores.items(), key=lambda kv: -kv[1])
         first = [fit(ref) for ref in self._refs(labelled[0])]  # the features' best at every variant: which
         variants = sorted(range(len(first)), key=lambda i: -first[i])[:GLYPH_VARIANTS]  # sharpness fits here
         if len(labelled) > GLYPH_CANDIDATES:  # many labels (a piece on the slot): a quick pass picks the closest
@@ -248,6 +268,38 @@ class TileGallery:
                     r = r - r.mean(1, keepdims=True)
                     best = np.maximum(best, r @ x / (np.linalg.norm(r, axis=1) * float(np.linalg.norm(x)) + 1e-6))
         return [labels[i] for i in np.argsort(-best)[:GLYPH_CANDIDATES - 1]]
+
+    def _name_bank(self) -> tuple[list[str], np.ndarray]:
+        """(the faces with glyph references, their name bands: (reference variant, face, pixel) float32), each band
+        the centre of a reference at ``_refs``'s variant, shrunk by ``NAME_BANK_SCALE``, zero-mean and unit-norm;
+        a face with fewer variants repeats its last."""
+        if self._names is None:
+            faces = [lab for lab in self.label_names if lab != EMPTY and self._refs(lab)]
+            variants = max((len(self._refs(lab)) for lab in faces), default=0)
+            bank = np.zeros((variants, len(faces), _bank_size()), np.float32)
+            (r0, r1), (c0, c1), d = GLYPH_ROWS, GLYPH_COLS, GLYPH_SHIFT
+            for i, lab in enumerate(faces):
+                refs = self._refs(lab)
+                for j in range(variants):
+                    bank[j, i] = _band_vector(refs[min(j, len(refs) - 1)][d:d + r1 - r0, d:d + c1 - c0])
+            self._names = (faces, bank)
+        return self._names
+
+    def name_shortlist(self, grey: np.ndarray, first: str) -> tuple[list[str], list[int]]:
+        """(``first`` and the ``NAME_CANDIDATES - 1`` other faces whose names fit a bare slot's crop best, the
+        ``GLYPH_VARIANTS`` reference variants that fit ``first`` best): a quick pass over every face with glyph
+        references (``_name_bank``), at nine shifts of ``GLYPH_SHIFT`` (the crop's band moved, not the
+        reference). Where ``first`` has no references the variants are those of the best-fitting face."""
+        faces, bank = self._name_bank()
+        (r0, r1), (c0, c1), d = GLYPH_ROWS, GLYPH_COLS, GLYPH_SHIFT
+        g = grey.astype(np.float32)
+        shifted = np.stack([_band_vector(g[r0 + dy:r1 + dy, c0 + dx:c1 + dx]) for dy in (-d, 0, d) for dx in (-d, 0, d)], 1)
+        fits = (bank.reshape(-1, bank.shape[2]) @ shifted).max(1).reshape(bank.shape[:2])  # (variant, face): best shift
+        best = fits.max(0)
+        lead = faces.index(first) if first in faces else int(np.argmax(best))
+        variants = [int(v) for v in np.argsort(-fits[:, lead])[:GLYPH_VARIANTS]]
+        others = [faces[i] for i in np.argsort(-best) if faces[i] != first][: NAME_CANDIDATES - 1]
+        return [first] + others, variants
 
     def classify(self, vec: np.ndarray) -> tuple[str, float]:
         """(label, confidence in 0..1): the best label and its cosine margin over the best other label."""
@@ -278,8 +330,45 @@ def build_gallery(samples: list[tuple[str, np.ndarray]], name: str, source: str,
                        [lab for lab, _ in glyph_samples], np.stack([glyph_grey(c) for _, c in glyph_samples]))
 
 
+def _bank_size() -> int:
+    """The pixels of a name band shrunk by ``NAME_BANK_SCALE`` (``TileGallery._name_bank``)."""
+    (r0, r1), (c0, c1) = GLYPH_ROWS, GLYPH_COLS
+    return ((r1 - r0) // NAME_BANK_SCALE) * ((c1 - c0) // NAME_BANK_SCALE)
+
+
+def _band_vector(band: np.ndarray) -> np.ndarray:
+    """A name band (``GLYPH_ROWS`` × ``GLYPH_COLS`` pixels) shrunk by ``NAME_BANK_SCALE``, zero-mean, unit-norm."""
+    import cv2
+
+    (r0, r1), (c0, c1) = GLYPH_ROWS, GLYPH_COLS
+    size = ((c1 - c0) // NAME_BANK_SCALE, (r1 - r0) // NAME_BANK_SCALE)
+    return _unit(cv2.resize(np.asarray(band, np.float32), size, interpolation=cv2.INTER_AREA).reshape(-1))
+
+
+def _name_read(gallery: TileGallery, crop: np.ndarray, label: str, others: tuple) -> tuple[str, float, tuple] | None:
+    """The read of a slot with no piece on it, of a kind told by printed names (``NAMED_KINDS``), that the
+    features read as a face: every face's name compared (``name_shortlist``, then ``glyph_check``), the
+    features' ``label`` among them. Bare when no name fits ``BARE_FIT``: the bare slot of an art the gallery does
+    not hold reads as any face to the features; at most ``BARE_CONFIDENCE`` (a marker the detector missed, lying
+    on the name, leaves no name to fit either). A face's confidence is its fit's lead over the next face, and
+    over ``BARE_FIT`` or the features' bare-slot margin where smaller. None when the check says nothing."""
+    grey = glyph_grey(crop)
+    labels, variants = gallery.name_shortlist(grey, label)
+    ranked = gallery.glyph_check(grey, labels, None, variants)
+    if ranked is None:
+        return None
+    best, top = ranked[0]
+    if top < BARE_FIT:
+        margin = round(min(BARE_CONFIDENCE, (BARE_FIT - top) * GLYPH_SCALE), 4)
+        return EMPTY, margin, ((best, margin),)
+    bare = min([m for o, m in others if o == EMPTY] + [(top - BARE_FIT) * GLYPH_SCALE])
+    behind = sorted([(lab, min(1.0, (top - fit) * GLYPH_SCALE)) for lab, fit in ranked[1:]] + [(EMPTY, min(1.0, bare))],
+                    key=lambda lm: lm[1])
+    return best, round(behind[0][1], 4), tuple((lab, round(m, 4)) for lab, m in behind if m < OTHERS_WITHIN)
+
+
 def _glyph_read(gallery: TileGallery, crop: np.ndarray, label: str, conf: float, others: tuple,
-                visible: np.ndarray | None = None) -> tuple[str, float, tuple]:
+                visible: np.ndarray | None = None, named: bool = False) -> tuple[str, float, tuple]:
     """A features' read re-ranked by the glyph check among its close labels (itself when there are none). With a
     piece on the slot (``visible`` given) the features are spoiled too, and the name the piece hides may be any
     of the side's: every label of that side is compared (a marker over the "1" of A1-12 leaves A2-12 as likely,
@@ -291,6 +380,10 @@ def _glyph_read(gallery: TileGallery, crop: np.ndarray, label: str, conf: float,
     slot's margin as its confidence where that is smaller."""
     if label == EMPTY and visible is None:
         return label, conf, others
+    if named and visible is None:
+        read = _name_read(gallery, crop, label, others)
+        if read is not None:
+            return read
     if visible is None:
         close = [o for o, m in others if m < GLYPH_WITHIN and o != EMPTY][:GLYPH_CANDIDATES - 1]
     else:
@@ -344,16 +437,18 @@ def read_tiles(view: np.ndarray, px_per_mm: float, layout: dict, gallery: TileGa
     for kind, name in TILE_KINDS.items():
         slots = [r for r in layout["regions"] if r.get("kind") == kind]
         if slots:
-            out.update(_read_slots(view, px_per_mm, slots, gallery if gallery is not None and kind == "tile_slot" else _default(name), pieces))
+            out.update(_read_slots(view, px_per_mm, slots, gallery if gallery is not None and kind == "tile_slot" else _default(name), pieces,
+                                   kind in NAMED_KINDS))
     return out
 
 
-def _read_slots(view: np.ndarray, px_per_mm: float, slots: list[dict], gallery: TileGallery, pieces) -> dict[str, TileRead]:
+def _read_slots(view: np.ndarray, px_per_mm: float, slots: list[dict], gallery: TileGallery, pieces,
+                named: bool = False) -> dict[str, TileRead]:
     crops = [slot_crop(view, px_per_mm, r["polygon"]) for r in slots]
     masks = [piece_mask(r["polygon"], pieces) if len(gallery.glyphs) else None for r in slots]
     reads = gallery.classify_many(np.stack([features(c if m is None else unpainted(c, m)) for c, m in zip(crops, masks)]))
     if len(gallery.glyphs):
-        reads = [_glyph_read(gallery, c, *read, m) for c, read, m in zip(crops, reads, masks)]
+        reads = [_glyph_read(gallery, c, *read, m, named) for c, read, m in zip(crops, reads, masks)]
 
     def value(label):
         return None if label == EMPTY else label
