@@ -85,6 +85,7 @@ NAME_BANK_SCALE = 2  # the quick pass over every face's name compares bands shru
 NAME_CANDIDATES = 4  # ... of which the best this many are fitted as the glyph check does
 BARE_FIT = 0.52  # a slot with no piece whose best name fit is below this shows no name: it is bare ...
 BARE_CONFIDENCE = 0.5  # ... read at most this surely: a piece the detector missed on the name hides it as well
+NAME_SURE_FIT = 0.9  # a name read surely fits this well: a face fitting less is read as surely as its fit allows
 
 
 class TileRead(NamedTuple):
@@ -350,8 +351,9 @@ def _name_read(gallery: TileGallery, crop: np.ndarray, label: str, others: tuple
     features read as a face: every face's name compared (``name_shortlist``, then ``glyph_check``), the
     features' ``label`` among them. Bare when no name fits ``BARE_FIT``: the bare slot of an art the gallery does
     not hold reads as any face to the features; at most ``BARE_CONFIDENCE`` (a marker the detector missed, lying
-    on the name, leaves no name to fit either). A face's confidence is its fit's lead over the next face, and
-    over ``BARE_FIT`` or the features' bare-slot margin where smaller. None when the check says nothing."""
+    on the name, leaves no name to fit either). A face's confidence is its fit's lead over the next face, and at
+    most how far its fit lies from ``BARE_FIT`` towards ``NAME_SURE_FIT`` (a name partly hidden by a missed marker
+    fits less), or the features' bare-slot margin where smaller. None when the check says nothing."""
     grey = glyph_grey(crop)
     labels, variants = gallery.name_shortlist(grey, label)
     ranked = gallery.glyph_check(grey, labels, None, variants)
@@ -361,7 +363,7 @@ def _name_read(gallery: TileGallery, crop: np.ndarray, label: str, others: tuple
     if top < BARE_FIT:
         margin = round(min(BARE_CONFIDENCE, (BARE_FIT - top) * GLYPH_SCALE), 4)
         return EMPTY, margin, ((best, margin),)
-    bare = min([m for o, m in others if o == EMPTY] + [(top - BARE_FIT) * GLYPH_SCALE])
+    bare = min([m for o, m in others if o == EMPTY] + [(top - BARE_FIT) / (NAME_SURE_FIT - BARE_FIT)])
     behind = sorted([(lab, min(1.0, (top - fit) * GLYPH_SCALE)) for lab, fit in ranked[1:]] + [(EMPTY, min(1.0, bare))],
                     key=lambda lm: lm[1])
     return best, round(behind[0][1], 4), tuple((lab, round(m, 4)) for lab, m in behind if m < OTHERS_WITHIN)
