@@ -354,6 +354,8 @@ def _name_read(gallery: TileGallery, crop: np.ndarray, label: str, others: tuple
     on the name, leaves no name to fit either). A face's confidence is its fit's lead over the next face, and at
     most how far its fit lies from ``BARE_FIT`` towards ``NAME_SURE_FIT`` (a name partly hidden by a missed marker
     fits less), or the features' bare-slot margin where smaller. None when the check says nothing."""
+    if len(gallery._name_bank()[0]) < 2:  # a gallery with names for fewer than two faces: the features decide
+        return None
     grey = glyph_grey(crop)
     labels, variants = gallery.name_shortlist(grey, label)
     ranked = gallery.glyph_check(grey, labels, None, variants)
