@@ -141,17 +141,13 @@ class Tracker(Line, Evidence, Search, Alternatives):
         if self.moves:
             raise ValueError("the set-up look's misreadings are taken before the first move only")
         items = self._items(obs)
-        exp = self.game.expected_readings(self.state)
-        moved = min(self._explain(self.state, items), key=Node.key).exp
+        nodes = self._explain(self.state, items)
+        start, moved = nodes[0], min(nodes, key=Node.key).exp  # the start position (no moves), the best line
         taken = 0
-        for key, value, conf in items:
-            expected = exp.get(key, ABSENT)
-            if expected is ABSENT or value == expected or self.x.is_score(key) or not self.x.differs(key, value, expected):
-                continue
+        for key, value, w in self.differing(start, items):
             if moved.get(key, ABSENT) == value:
                 continue
-            w = self.x.weight(key, value, conf, exp, items, exp)
-            self.misreadings[key] = Misreading(reading_error(value, expected), 0, value, w)
+            self.misreadings[key] = Misreading(reading_error(value, start.exp[key]), 0, value, w)
             taken += 1
         return taken
 
