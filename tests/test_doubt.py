@@ -6,11 +6,12 @@ line and asks (``NeedsConfirmation`` naming the boards it doubts), never an ``Il
 
 from __future__ import annotations
 
+from game_looks import seeded_game
+
 from assistant.table.events import IllegalMove, MoveRecognized, NeedsConfirmation, TableOutOfSync
 from assistant.table.observation import Observation, Reading
 from assistant.table.session import GameSession
 from assistant.table.tracker import Tracker
-from assistant.wendake.generate import play_random_game
 from assistant.wendake.observer import expected_readings, map_board
 
 NAMES = ["Ann", "Bob"]
@@ -18,14 +19,7 @@ ALERTS = (IllegalMove, TableOutOfSync)
 
 
 def _game(seed: int = 21):
-    states, moves = [], []
-
-    def on_move(state, move):
-        states.append(state.copy())
-        moves.append(move)
-
-    final, _ = play_random_game(NAMES, seed=seed, on_move=on_move)
-    return states + [final], moves
+    return seeded_game(seed, NAMES)
 
 
 def _turn_starts(states):

@@ -4,12 +4,13 @@ any ``REREAD_WINDOW``; every such look is still called out, and a game followed 
 
 from __future__ import annotations
 
+from game_looks import seeded_game
+
 from assistant.table.alternatives import REREAD_LOOKS, REREAD_WINDOW
 from assistant.table.events import IllegalMove, TableOutOfSync
 from assistant.table.observation import Observation, Reading
 from assistant.table.tracker import Tracker
 from assistant.wendake import moves as M
-from assistant.wendake.generate import play_random_game
 from assistant.wendake.observer import expected_readings, map_board
 
 
@@ -22,9 +23,8 @@ def look(state, frame: int, **sure) -> Observation:
 
 def turns(n: int) -> tuple[list, list[int]]:
     """(states, the move indexes of the first ``n`` turns' ends) of a random 2-player game."""
-    states, moves = [], []
-    final, _ = play_random_game(["Ann", "Bob"], seed=5, on_move=lambda s, m: (states.append(s.copy()), moves.append(m)))
-    return states + [final], [i for i, m in enumerate(moves) if isinstance(m, (M.EndTurn, M.Restore))][:n]
+    states, moves = seeded_game(5)
+    return states, [i for i, m in enumerate(moves) if isinstance(m, (M.EndTurn, M.Restore))][:n]
 
 
 def test_a_table_lost_again_and_again_re_reads_on_a_few_looks_of_each_window_and_is_still_called_out():

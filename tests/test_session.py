@@ -6,20 +6,18 @@ import json
 import threading
 
 import pytest
+from game_looks import seeded_game
 
 from assistant.errors import UserError
 from assistant.table.observation import Observation, Reading
 from assistant.table.session import GameSession
 from assistant.wendake import moves as M
 from assistant.wendake.edits import conceal
-from assistant.wendake.generate import play_random_game
 from assistant.wendake.observer import expected_readings
 
 
 def _game(seed=1, players=("Ann", "Bob")):
-    states, moves = [], []
-    final, _ = play_random_game(list(players), seed=seed, on_move=lambda s, m: (states.append(s.copy()), moves.append(m)))
-    return states + [final], moves
+    return seeded_game(seed, players)
 
 
 def _obs(state, i=0):

@@ -275,13 +275,11 @@ def test_a_region_misread_at_set_up_is_no_evidence_while_it_reads_so(tmp_path):
     misreading from the start: the turns are followed as a perfect camera's are, with no alert, and no move is
     taken to explain it (a marker put on the slot); a resumed game knows it too. Unchecked, the same looks raise an
     alert."""
-    from game_looks import looks
+    from game_looks import looks, seeded_game
 
-    from assistant.wendake.generate import play_random_game
     from assistant.wendake.observer import expected_readings
 
-    states = []
-    play_random_game(["Ann", "Bob"], seed=41, on_move=lambda st, m: states.append(st.copy()))
+    states, _ = seeded_game(41)
     start = expected_readings(states[0])
     tiles = sorted(k for k, v in start.items() if k.endswith("#tile") and v)
     key = tiles[0]
@@ -324,11 +322,11 @@ def test_a_first_look_after_play_began_keeps_its_move_out_of_the_misreadings(tmp
     """The camera's first look came after the first player's action (a marker on its slot), with canoes misread
     surely elsewhere (three lakes), so the tracker did not take the move and the look was checked: the marker is a
     move, not a misread, and it is recognised with no alert; the lakes are known misreadings."""
-    from assistant.wendake.generate import play_random_game
+    from game_looks import seeded_game
+
     from assistant.wendake.observer import expected_readings
 
-    states, moves = [], []
-    play_random_game(["Ann", "Bob"], seed=5, on_move=lambda st, m: (states.append(st.copy()), moves.append(m)))
+    states, moves = seeded_game(5)
     assert type(moves[0]).__name__ == "Activate"
     start, after = expected_readings(states[0]), expected_readings(states[1])
     moved = {k for k in after if after[k] != start.get(k)}  # what the move changed on the table

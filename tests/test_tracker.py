@@ -20,6 +20,7 @@ import random
 from dataclasses import replace
 
 import pytest
+from game_looks import seeded_game
 
 from assistant.table.events import IllegalMove, MoveRecognized, ScoreMismatch, TableOutOfSync
 from assistant.table.evidence import Look, Node
@@ -29,7 +30,6 @@ from assistant.wendake import moves as M
 from assistant.wendake import rules
 from assistant.wendake.edition import load_edition
 from assistant.wendake.edits import apply_edit, conceal
-from assistant.wendake.generate import play_random_game
 from assistant.wendake.movelog import move_log_equal, noop_moves, turns_equal
 from assistant.wendake.observer import PROGRESS_REGION, expected_readings, is_score_key, map_board, village_board
 from assistant.wendake.setup import new_game
@@ -40,14 +40,7 @@ ALERTS = (IllegalMove, TableOutOfSync, ScoreMismatch)
 
 
 def record(players: int, seed: int):
-    states, moves = [], []
-
-    def on_move(state, move):
-        states.append(state.copy())
-        moves.append(move)
-
-    final, _ = play_random_game(NAMES[:players], seed=seed, on_move=on_move)
-    return states + [final], moves
+    return seeded_game(seed, NAMES[:players])
 
 
 def observation(state, frame=0, drop=(), noise=None, rng=None):
