@@ -81,7 +81,8 @@ PIECE_MASK_MM = 11.0  # around a piece's base on a slot, the pixels the check le
 # towards a tilted camera and its shadow
 GLYPH_MIN_VISIBLE = 0.3  # the share of the name band that must stay visible for the check to say anything
 NAMED_KINDS = ("tile_slot",)  # kinds whose faces are told by their printed names: every face's name is compared
-NAME_BANK_SCALE = 2  # the quick pass over every face's name compares bands shrunk by this
+NAME_BANK_SCALE = 2  # the quick pass over every face's name compares bands shrunk by this: (w, h) below
+NAME_BAND_SIZE = ((GLYPH_COLS[1] - GLYPH_COLS[0]) // NAME_BANK_SCALE, (GLYPH_ROWS[1] - GLYPH_ROWS[0]) // NAME_BANK_SCALE)
 NAME_CANDIDATES = 4  # ... of which the best this many are fitted as the glyph check does
 BARE_FIT = 0.52  # a slot with no piece whose best name fit is below this shows no name: it is bare ...
 BARE_CONFIDENCE = 0.5  # ... read at most this surely: a piece the detector missed on the name hides it as well
@@ -277,7 +278,7 @@ class TileGallery:
         if self._names is None:
             faces = [lab for lab in self.label_names if lab != EMPTY and self._refs(lab)]
             variants = max((len(self._refs(lab)) for lab in faces), default=0)
-            bank = np.zeros((variants, len(faces), _bank_size()), np.float32)
+            bank = np.zeros((variants, len(faces), NAME_BAND_SIZE[0] * NAME_BAND_SIZE[1]), np.float32)
             (r0, r1), (c0, c1), d = GLYPH_ROWS, GLYPH_COLS, GLYPH_SHIFT
             for i, lab in enumerate(faces):
                 refs = self._refs(lab)
@@ -290,8 +291,11 @@ class TileGallery:
         """(``first`` and the ``NAME_CANDIDATES - 1`` other faces whose names fit a bare slot's crop best, the
         ``GLYPH_VARIANTS`` reference variants that fit ``first`` best): a quick pass over every face with glyph
         references (``_name_bank``), at nine shifts of ``GLYPH_SHIFT`` (the crop's band moved, not the
-        reference). Where ``first`` has no references the variants are those of the best-fitting face."""
+        reference). Where ``first`` has no references the variants are those of the best-fitting face; ``([first],
+        [])`` when no face has references (nothing to compare, so ``glyph_check`` says nothing)."""
         faces, bank = self._name_bank()
+        if not faces:
+            return [first], []
         (r0, r1), (c0, c1), d = GLYPH_ROWS, GLYPH_COLS, GLYPH_SHIFT
         g = grey.astype(np.float32)
         shifted = np.stack([_band_vector(g[r0 + dy:r1 + dy, c0 + dx:c1 + dx]) for dy in (-d, 0, d) for dx in (-d, 0, d)], 1)
@@ -331,19 +335,11 @@ def build_gallery(samples: list[tuple[str, np.ndarray]], name: str, source: str,
                        [lab for lab, _ in glyph_samples], np.stack([glyph_grey(c) for _, c in glyph_samples]))
 
 
-def _bank_size() -> int:
-    """The pixels of a name band shrunk by ``NAME_BANK_SCALE`` (``TileGallery._name_bank``)."""
-    (r0, r1), (c0, c1) = GLYPH_ROWS, GLYPH_COLS
-    return ((r1 - r0) // NAME_BANK_SCALE) * ((c1 - c0) // NAME_BANK_SCALE)
-
-
 def _band_vector(band: np.ndarray) -> np.ndarray:
-    """A name band (``GLYPH_ROWS`` × ``GLYPH_COLS`` pixels) shrunk by ``NAME_BANK_SCALE``, zero-mean, unit-norm."""
+    """A name band (``GLYPH_ROWS`` × ``GLYPH_COLS`` pixels) shrunk to ``NAME_BAND_SIZE``, zero-mean, unit-norm."""
     import cv2
 
-    (r0, r1), (c0, c1) = GLYPH_ROWS, GLYPH_COLS
-    size = ((c1 - c0) // NAME_BANK_SCALE, (r1 - r0) // NAME_BANK_SCALE)
-    return _unit(cv2.resize(np.asarray(band, np.float32), size, interpolation=cv2.INTER_AREA).reshape(-1))
+    return _unit(cv2.resize(np.asarray(band, np.float32), NAME_BAND_SIZE, interpolation=cv2.INTER_AREA).reshape(-1))
 
 
 def _name_read(gallery: TileGallery, crop: np.ndarray, label: str, others: tuple) -> tuple[str, float, tuple] | None:
@@ -354,8 +350,6 @@ def _name_read(gallery: TileGallery, crop: np.ndarray, label: str, others: tuple
     on the name, leaves no name to fit either). A face's confidence is its fit's lead over the next face, and at
     most how far its fit lies from ``BARE_FIT`` towards ``NAME_SURE_FIT`` (a name partly hidden by a missed marker
     fits less), or the features' bare-slot margin where smaller. None when the check says nothing."""
-    if len(gallery._name_bank()[0]) < 2:  # a gallery with names for fewer than two faces: the features decide
-        return None
     grey = glyph_grey(crop)
     labels, variants = gallery.name_shortlist(grey, label)
     ranked = gallery.glyph_check(grey, labels, None, variants)
