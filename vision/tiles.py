@@ -238,16 +238,14 @@ class TileGallery:
             r[~(np.abs(r) <= 1.0001)] = -1.0  # a flat reference (a bare slot) under a mask divides by zero
             return float(r.max())
 
-        if variants is not None:
-            scores = {lab: max((fit(refs[i]) for i in variants if i < len(refs)), default=-1.0)
-                      for lab, refs in ((lab, self._refs(lab)) for lab in labelled)}
-            return sorted(scores.items(), key=lambda kv: -kv[1])
-        first = [fit(ref) for ref in self._refs(labelled[0])]  # the features' best at every variant: which
-        variants = sorted(range(len(first)), key=lambda i: -first[i])[:GLYPH_VARIANTS]  # sharpness fits here
-        if len(labelled) > GLYPH_CANDIDATES:  # many labels (a piece on the slot): a quick pass picks the closest
-            labelled = labelled[:1] + self._shortlist(labelled[1:], variants, patch, mask)
-        scores = {labelled[0]: first[variants[0]]}
-        for lab in labelled[1:]:
+        scores = {}
+        if variants is None:
+            first = [fit(ref) for ref in self._refs(labelled[0])]  # the features' best at every variant: which
+            variants = sorted(range(len(first)), key=lambda i: -first[i])[:GLYPH_VARIANTS]  # sharpness fits here
+            if len(labelled) > GLYPH_CANDIDATES:  # many labels (a piece on the slot): a quick pass picks the closest
+                labelled = labelled[:1] + self._shortlist(labelled[1:], variants, patch, mask)
+            scores[labelled[0]] = first[variants[0]]
+        for lab in labelled[len(scores):]:
             refs = self._refs(lab)
             scores[lab] = max((fit(refs[i]) for i in variants if i < len(refs)), default=-1.0)
         return sorted(scores.items(), key=lambda kv: -kv[1])
