@@ -73,6 +73,8 @@ def test_canoes_read_as_warriors_name_the_canoes(tmp_path):
         assert example["key"] in lakes and example["expected"][0][0].startswith("canoe:")
         assert example["read"][0][0].startswith("warrior_standing:")
         assert "should hold" in example["text"]  # the game's own words for the difference
+        # ... the tablet's words for the pieces ("1 red warrior", "2 blue canoes"), not the reading's class names
+        assert " warrior" in example["text"] and "warrior standing" not in example["text"]
     finally:
         s.close()
 

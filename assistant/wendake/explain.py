@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import replace
 
 from assistant.table.evidence import Node
-from assistant.table.observation import split_key, split_reading_key
+from assistant.table.observation import split_reading_key
 from assistant.wendake import board, rules
 from assistant.wendake import moves as M
 from assistant.wendake.board import unaccounted_cards
@@ -40,6 +40,7 @@ from assistant.wendake.observer import (
 )
 from assistant.wendake.progress import TRIGGERED
 from assistant.wendake.state import TRACKS, State, slot_of
+from assistant.wendake.words import piece_words
 
 
 class WendakeExplainer(WendakeEvidence, TradeProposals, ProgressProposals):
@@ -647,12 +648,7 @@ def _fmt(v) -> str:
         return v
     if not v:
         return "nothing"
-    parts = []
-    for k, n in v:
-        cls, colour, side = split_key(k)
-        name = cls.replace("_", " ")
-        parts.append(f"{n} {'' if colour == 'none' else colour + ' '}{name}" + (f" ({side} side)" if side else ""))
-    return ", ".join(parts)
+    return ", ".join(piece_words(k, n) for k, n in v)
 
 
 def _put_back(key: str, expected, seen) -> dict:

@@ -61,6 +61,7 @@ from assistant.wendake.observer import (
     village_board,
 )
 from assistant.wendake.state import Options, State
+from assistant.wendake.words import piece_words
 
 RULE_OF = {M.GhostCard: "W-SOLO-8", M.GhostAction: "W-SOLO-10", M.GhostRestore: "W-SOLO-11"}
 LASTING = ("out of view",)  # boards_unread reasons that waiting will not clear: such keys stay unchecked
@@ -526,7 +527,7 @@ def _problem(key: str, where: str, expected, seen, state: State, score: bool, st
     if stray is not None and score:
         text = f"take the Ghost's {stray} disk off {where}"
     elif stray is not None:
-        what = ", ".join(f"{n} {_piece(p)}" for p, n in sorted(extra.items()))
+        what = ", ".join(piece_words(p, n) for p, n in sorted(extra.items()))
         text = f"take the Ghost's {what} off {where}: no Ghost piece goes there now"
     elif score:
         text = f"{where} shows {_say(seen)}, not what the Ghost's score step leaves there"
@@ -570,13 +571,6 @@ def _poss(name: str) -> str:
     return "your" if name == "You" else f"{name}'s"
 
 
-def _piece(p: str) -> str:
-    cls, colour, side = split_key(p)
-    name = {"warrior_standing": "warrior (standing)", "warrior_lying": "warrior (lying, an outpost)",
-            "tribe_disk": "disk", "action_marker": "action marker", "fire_token": "fire token"}.get(cls, cls)
-    return ("" if colour == "none" else colour + " ") + name + (" (grey side up)" if side == "grey" else "")
-
-
 def _say(v) -> str:
     if v is None:
         return "no tile"
@@ -584,4 +578,4 @@ def _say(v) -> str:
         return f"tile {v}"
     if not v:
         return "nothing"
-    return ", ".join(f"{n} {_piece(p)}" for p, n in v)
+    return ", ".join(piece_words(p, n) for p, n in v)

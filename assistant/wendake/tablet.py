@@ -33,6 +33,7 @@ from assistant.wendake.edition import load_edition
 from assistant.wendake.edits import apply_edit
 from assistant.wendake.scoring import results, score_player
 from assistant.wendake.state import TRACKS, State, options_in_force
+from assistant.wendake.words import piece_words
 from calibration import builtin as layouts
 
 
@@ -160,8 +161,6 @@ RULE_ID = re.compile(r"\bW(?:-[A-Za-z0-9]+)+\b")
 CITED = re.compile(r"\s*\((W(?:-[A-Za-z0-9]+)+)\)")  # "... lakes or rivers (W-TERM-2)."
 MAP_ID = re.compile(r"\b([HT]\d{1,2}|L\d)\b")
 MAX_FIX_LINES = 6
-PIECE_NOUNS = {"warrior_standing": "warrior", "warrior_lying": "outpost warrior", "action_marker": "action marker",
-               "tribe_disk": "tribe disk", "fire_token": "Sacred Fire token", "progress_tile": "progress tile"}
 
 
 def alert_words(state: State | None, alert: dict) -> dict:
@@ -238,17 +237,6 @@ def place_name(board: str, region: str, names: list[str], pairs: list) -> str:
     return label
 
 
-def _piece(key: str, n: int) -> str:
-    """``"woman:blue:colour"``, 2 -> "2 blue women (colour side)"."""
-    cls, colour, side = split_key(key)
-    if cls == "progress_tile":
-        return f"{n} level-{colour.lstrip('P')} progress tile{'s' if n > 1 else ''} ({side} up)"
-    noun = PIECE_NOUNS.get(cls, cls.replace("_", " "))
-    if n > 1:
-        noun = "women" if noun == "woman" else noun + "s"
-    return f"{n} {'' if colour == 'none' else colour + ' '}{noun}" + (f" ({side} side)" if side else "")
-
-
 def _tile(value) -> str:
     tid, _, side = str(value).partition(":")
     try:
@@ -287,7 +275,7 @@ def fix_lines(put_back: list, names: list[str], pairs: list) -> list[str]:
         if flipped is not None:
             extra.remove(flipped)
             short.remove((key, place))
-            lines.append(f"Turn over: {_piece(key, 1)[:-len(f' ({side} side)')]} on {place} to its {side} side")
+            lines.append(f"Turn over: {piece_words(key, 1)[:-len(f' ({side} side)')]} on {place} to its {side} side")
     # a piece where it should not be, missing where it should: move it back
     moved: dict[tuple, int] = {}
     for key, place in list(extra):
@@ -296,12 +284,12 @@ def fix_lines(put_back: list, names: list[str], pairs: list) -> list[str]:
             short.remove(dest)
             extra.remove((key, place))
             moved[(key, place, dest[1])] = moved.get((key, place, dest[1]), 0) + 1
-    lines += [f"Put back: {_piece(k, n)} from {a} to {b}" for (k, a, b), n in moved.items()]
+    lines += [f"Put back: {piece_words(k, n)} from {a} to {b}" for (k, a, b), n in moved.items()]
     for what, items, word in (("Take away", extra, "from"), ("Put back", short, "on")):
         counted: dict[tuple, int] = {}
         for k, p in items:
             counted[(k, p)] = counted.get((k, p), 0) + 1
-        lines += [f"{what}: {_piece(k, n)} {word} {p}" for (k, p), n in counted.items()]
+        lines += [f"{what}: {piece_words(k, n)} {word} {p}" for (k, p), n in counted.items()]
     if len(lines) > MAX_FIX_LINES:
         lines = lines[:MAX_FIX_LINES - 1] + [f"… and {len(lines) - MAX_FIX_LINES + 1} more: see the Board page"]
     return lines
