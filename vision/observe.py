@@ -49,7 +49,9 @@ gain the owner's own crops (``load_adaptation``). No profile, or a profile never
 
 An Observation is emitted when a board was read with readings that differ from those last emitted and no board
 is under a hand or in motion (so one physical move arrives as one observation), or when such a change has waited
-``hold_s`` seconds.
+``hold_s`` seconds. The first one goes as soon as any board is read, with the busy boards unread: it is the
+set-up look, and play may begin before a board that the settle test holds back (a skin-coloured print at its
+edge, a hand resting there) is read.
 """
 
 from __future__ import annotations
@@ -607,7 +609,7 @@ class Observer:
             self.pending_since = None
             return None
         busy = [n for n, s in states.items() if s in (S.HAND, S.MOTION, S.FOREIGN)]
-        if busy:
+        if busy and self.emitted:  # the first look goes at once: the set-up may stand only briefly
             if self.pending_since is None:
                 self.pending_since = t
             if t - self.pending_since < self.hold_s:
