@@ -49,9 +49,10 @@ gain the owner's own crops (``load_adaptation``). No profile, or a profile never
 
 An Observation is emitted when a board was read with readings that differ from those last emitted and no board
 is under a hand or in motion (so one physical move arrives as one observation), or when such a change has waited
-``hold_s`` seconds. The first one goes as soon as any board is read, with the busy boards unread: it is the
-set-up look, and play may begin before a board that the settle test holds back (a skin-coloured print at its
-edge, a hand resting there) is read.
+``hold_s`` seconds. The first one (the set-up look, or a new game's first look) does not wait for a board held
+back by something lying still on it (a skin-coloured print at its edge, a hand resting there: `hand` or
+`foreign object` with a view unchanged for ``still_s``): play may begin before that board is read, and it is read
+in a later look.
 """
 
 from __future__ import annotations
@@ -568,6 +569,7 @@ class Observer:
         states: dict[str, str] = {}
         verdicts: dict[str, tuple] = {}
         poses: dict[str, object] = {}
+        resting: set[str] = set()  # held back by something lying still over it (waiting will not free it)
         cfg = self.settler.config
         for name, lay in self.layouts.items():
             loc = locs[name]
@@ -585,6 +587,8 @@ class Observer:
             warnings += v.warnings
             if not v.settled:
                 states[name] = v.reason
+                if v.reason in (S.HAND, S.FOREIGN) and v.still_s >= cfg.still_s:
+                    resting.add(name)
                 continue
             verdicts[name] = (H, loc if loc.found else None, small, v)
         timings["settle"] = (time.perf_counter() - t1) * 1000
@@ -598,18 +602,21 @@ class Observer:
                 states[name] = "read"
             else:
                 states[name] = "cached"
-        obs = self._maybe_emit(index, t, states, warnings)
+        obs = self._maybe_emit(index, t, states, warnings, resting)
         seen = {name: (len(loc.markers_seen), len(self.layouts[name]["markers"])) for name, loc in locs.items() if not loc.found}
         return FrameResult(index, t, obs, states, {k: round(v, 2) for k, v in timings.items()}, warnings, unknown, seen)
 
-    def _maybe_emit(self, index: int, t: float, states: dict[str, str], warnings: list[str]) -> Observation | None:
+    def _maybe_emit(self, index: int, t: float, states: dict[str, str], warnings: list[str],
+                    resting: set[str] = frozenset()) -> Observation | None:
         settled = [n for n, s in states.items() if s in ("read", "cached")]
         new = [n for n in settled if self.cache.get(n) != self.emitted.get(n)]
         if not new:
             self.pending_since = None
             return None
         busy = [n for n, s in states.items() if s in (S.HAND, S.MOTION, S.FOREIGN)]
-        if busy and self.emitted:  # the first look goes at once: the set-up may stand only briefly
+        if not self.emitted:  # the first look does not wait for a board held back by something lying still on it
+            busy = [n for n in busy if n not in resting]
+        if busy:
             if self.pending_since is None:
                 self.pending_since = t
             if t - self.pending_since < self.hold_s:
