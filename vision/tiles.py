@@ -358,9 +358,7 @@ def _name_read(gallery: TileGallery, crop: np.ndarray, label: str, others: tuple
         margin = round(min(BARE_CONFIDENCE, (BARE_FIT - top) * GLYPH_SCALE), 4)
         return EMPTY, margin, ((best, margin),)
     bare = min([m for o, m in others if o == EMPTY] + [(top - BARE_FIT) / (NAME_SURE_FIT - BARE_FIT)])
-    behind = sorted([(lab, min(1.0, (top - fit) * GLYPH_SCALE)) for lab, fit in ranked[1:]] + [(EMPTY, min(1.0, bare))],
-                    key=lambda lm: lm[1])
-    return best, round(behind[0][1], 4), tuple((lab, round(m, 4)) for lab, m in behind if m < OTHERS_WITHIN)
+    return _ranked_read(ranked, [(EMPTY, min(1.0, bare))])
 
 
 def _glyph_read(gallery: TileGallery, crop: np.ndarray, label: str, conf: float, others: tuple,
@@ -390,10 +388,16 @@ def _glyph_read(gallery: TileGallery, crop: np.ndarray, label: str, conf: float,
     ranked = gallery.glyph_check(glyph_grey(crop), [label] + close, visible)
     if ranked is None:
         return label, conf, others
+    # the bare slot, left to the features when no piece lies on it, stays as close as they put it
+    return _ranked_read(ranked, [(o, m) for o, m in others if o == EMPTY] if visible is None else [])
+
+
+def _ranked_read(ranked: list[tuple[str, float]], extra: list[tuple[str, float]]) -> tuple[str, float, tuple]:
+    """(label, confidence, runner-ups) from a glyph check's ranking: the best label, its lead over the closest of
+    the rest (each fit's gap to the best, scaled by ``GLYPH_SCALE``, at most 1) and of ``extra`` ((label,
+    margin) beside the ranked ones), and those within ``OTHERS_WITHIN``, closest first."""
     best, top = ranked[0]
-    behind = [(lab, min(1.0, (top - fit) * GLYPH_SCALE)) for lab, fit in ranked[1:]]
-    if visible is None:  # the bare slot, left to the features, stays as close as they put it
-        behind = sorted(behind + [(o, m) for o, m in others if o == EMPTY], key=lambda lm: lm[1])
+    behind = sorted([(lab, min(1.0, (top - fit) * GLYPH_SCALE)) for lab, fit in ranked[1:]] + extra, key=lambda lm: lm[1])
     return best, round(behind[0][1], 4), tuple((lab, round(m, 4)) for lab, m in behind if m < OTHERS_WITHIN)
 
 
