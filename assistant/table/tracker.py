@@ -215,7 +215,11 @@ class Tracker(Line, Evidence, Search, Alternatives):
                 events += self.clear_alerts(
                     ("NeedsConfirmation",), 'the game went on past that choice; Undo or "this is what happened" still change it'
                 )
-                cands = [self._candidate_json(i, n) for i, n in enumerate([best] + distinct[:4])] if distinct else []
+                # a candidate that only goes on from the accepted line (a canoe a lake's pile may hide, not put
+                # down yet) is not asked about: the next look adds those moves if they were made, and asks once
+                # the turn went on without them showing (docs/tracker.md, "Which ties are asked")
+                asked = [n for n in distinct if n.moves[: len(best.moves)] != best.moves]
+                cands = [self._candidate_json(i, n) for i, n in enumerate([best] + asked[:4])] if asked else []
                 events += self._accept(best)
                 if cands:
                     events.append(self.alert(NeedsConfirmation(0, cands)))
