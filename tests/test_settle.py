@@ -256,3 +256,34 @@ def test_a_view_a_pixel_off_its_last_read_is_not_an_arm():
     with_arm = arm(off, colour=(150, 160, 170))  # a sleeve, not skin-coloured: only its size gives it away
     st.update("b", with_arm, 2.0)
     assert st.update("b", with_arm, 2.4).reason == S.HAND
+
+
+def test_fingers_the_colour_of_the_board_crossing_its_border_are_a_hand():
+    """Fingers over a skin-toned board, of its colour and too small for the arm test (familiar table 201: a hand held
+    over village 2 was read as settled and the action marker under it as gone, a false TableOutOfSync) cross the
+    board's border: a hand. A piece put down just inside the border is read; so is a view two pixels off its last
+    read (every printed line doubled, the table showing along one side)."""
+    peach = (153, 181, 214)
+    v = board(colour=peach)
+    for x in range(70, 200, 20):
+        cv2.line(v, (x, 0), (x + 30, 149), (110, 135, 170), 1)
+    st = S.Settler(art={"b": v})
+    st.update("b", v, 0.0)
+    assert st.update("b", v, 0.4).settled
+    st.mark_read("b", v)
+    fingers = v.copy()
+    cv2.line(fingers, (0, 100), (30, 100), (105, 135, 185), 14)  # 60 mm in from the left side, 28 mm wide
+    assert S.skin_mask(fingers).mean() > 200
+    st.update("b", fingers, 0.8)
+    r = st.update("b", fingers, 1.2)
+    assert r.reason == S.HAND and 300 <= r.blob_mm2 < 4000
+    piece = v.copy()
+    cv2.circle(piece, (12, 40), 6, (40, 45, 200), -1)  # 6 mm inside the border
+    st.update("b", piece, 2.0)
+    assert st.update("b", piece, 2.4).settled
+    st.mark_read("b", piece)
+    off = np.empty_like(piece)
+    off[:, 2:] = piece[:, :-2]
+    off[:, :2] = (40, 60, 90)  # the table
+    st.update("b", off, 3.0)
+    assert st.update("b", off, 3.4).settled

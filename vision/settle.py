@@ -26,7 +26,9 @@ Tests, in order, each giving the reason a board is left unread:
   ``_moved``), closed over
   ``arm_close_mm``, making one area of ``arm_mm2`` or more that reaches in from the edge (on the e2e games arms
   held still over a skin-toned village board made 5,000-16,600 mm²; piece moves at most 2,900 mm² there, on the
-  mask board's turn-order track; an end of turn clearing every action marker changes more, but away from the edge). One
+  mask board's turn-order track; an end of turn clearing every action marker changes more, but away from the edge),
+  or a smaller solid one (``reach_in_mm2``, after ``solid_mm`` is eroded from it) that crosses the border itself
+  and reaches ``hand_reach_mm`` in: fingers come from outside the board, pieces lie inside it. One
   lying still for ``foreign_accept_s`` is read (with a warning), so a large change at the edge cannot hold the
   board back for ever;
 - ``foreign object``: a large non-skin blob that differs from the last settled view (a sleeve, a cup). One that
@@ -69,6 +71,9 @@ class SettleConfig:
     print_holes: int = 4  # a skin blob enclosing this many spaces (each >= hand_mm2) is the board's print, not an arm
     arm_mm2: float = 4000.0  # a changed area this big reaching in from the edge is an arm, whatever its colour
     arm_close_mm: float = 14.0  # changed pixels this close together make one area (an arm's patchy difference)
+    reach_in_mm2: float = 300.0  # a solid change this big crossing the border and reaching ``hand_reach_mm`` in
+    # is a hand, whatever its colour (pieces lie inside the border; docs/pipeline.md, "A hand crossing the border")
+    solid_mm: float = 4.0  # what is eroded from a change before it counts as solid (a view a few pixels off is not)
     foreign_level: int = 45  # difference from the last settled view that counts as foreign
     foreign_mm2: float = 7000.0  # a changed blob this big is not a piece move (a village tile is 3400 mm2)
     foreign_accept_s: float = 5.0  # a still foreign object is accepted after this long
@@ -328,8 +333,8 @@ class Settler:
             if st.ref_grey is None or st.ref_grey.shape != grey.shape or correlation(grey, st.ref_grey) < c.covered_match:
                 return BoardSettle(board, False, MARKERS_COVERED, still, changed)
             warnings.append(f"the markers of {board} are covered: it is read with its last known position. Uncover them.")
-        arm = self._arm_mm2(st, grey)
-        if arm >= c.arm_mm2:
+        arm = self._arm_mm2(board, st, grey)
+        if arm:
             if moving or st.arm_since is None:
                 st.arm_since = t
             if t - st.arm_since < c.foreign_accept_s:
@@ -434,18 +439,43 @@ class Settler:
                     out.append(area)
         return out
 
-    def _arm_mm2(self, st: _State, grey: np.ndarray) -> float:
-        """Area (mm²) of the largest region changed since the last settled view that reaches in from the edge."""
+    def _arm_mm2(self, board: str, st: _State, grey: np.ndarray) -> float:
+        """Area (mm²) of the largest change since the last settled view that is an arm or a hand whatever its
+        colour, 0 when there is none. The change is closed over ``arm_close_mm``; an area of ``arm_mm2`` or more
+        reaching in from the edge is one; so is a solid one (what is left after ``solid_mm`` is eroded from it: the
+        thin lines of a view a few pixels off its reference are not) of ``reach_in_mm2`` or more that crosses the
+        border itself and reaches ``hand_reach_mm`` in, leaving out the markers (a pose a few pixels off the
+        reference's changes them, and the table along a side, together): pieces lie inside the border, a hand
+        comes from outside."""
         import cv2
 
         c = self.config
         if st.ref_grey is None or st.ref_grey.shape != grey.shape:
             return 0.0
+        mm2 = 1.0 / (c.px_per_mm * c.px_per_mm)
         new = _moved(grey, st.ref_grey, c.skin_change_level)
         k = max(3, int(round(c.arm_close_mm * c.px_per_mm)) | 1)
         new = cv2.morphologyEx(new, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
         margin = max(1, int(round(c.edge_mm * c.px_per_mm)))
-        return max((a for a, edge in blobs(new, margin=margin) if edge), default=0) / (c.px_per_mm * c.px_per_mm)
+        arm = max((a for a, edge in blobs(new, margin=margin) if edge), default=0) * mm2
+        if arm >= c.arm_mm2:
+            return arm
+        e = max(1, int(round(c.solid_mm * c.px_per_mm)))
+        solid = cv2.erode(new, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * e + 1, 2 * e + 1)))
+        for x0, y0, x1, y1 in self.marker_boxes.get(board, []):
+            solid[max(0, y0 - e) : y1 + e, max(0, x0 - e) : x1 + e] = 0
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(solid, connectivity=8)
+        depth = _border_distance(*solid.shape)
+        reach = c.hand_reach_mm * c.px_per_mm
+        best = 0.0
+        for i in range(1, n):
+            x, y, bw, bh, area = stats[i]
+            if area * mm2 < max(c.reach_in_mm2, best):
+                continue
+            d = depth[y:y + bh, x:x + bw][lab[y:y + bh, x:x + bw] == i]
+            if d.min() <= e and d.max() >= reach:  # crosses the border (the erosion took ``e`` pixels off it)
+                best = float(area) * mm2
+        return best
 
     def mark_read(self, board: str, view_bgr: np.ndarray) -> None:
         """The board was read from this view: it becomes the reference for the hand and foreign tests."""
