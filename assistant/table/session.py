@@ -337,13 +337,14 @@ class GameSession:
         return doubt(observation, self._doubted, self.game.region_kind, believed)
 
     def _trusting(self, observation: Observation, events: list[Event]) -> None:
-        """Count the doubted kinds this look read well, when the tracker explained it with no alert open and asked
-        nothing new (a question still open is no alert: the kind read against the line it accepted); a kind read
+        """Count the doubted kinds this look read well, when the tracker explained it with no alert open, asked
+        nothing new and had no choice between lines that would look different (``Tracker.had_choice``, asked
+        about or not; a question still open is no alert: the kind read against the line it accepted); a kind read
         well ``TRUSTED_AGAIN_LOOKS`` looks in a row is believed again. Any other look starts the count over.
         It depends on the looks and the tracker alone, so a resumed game (``_rerun``) comes to the same."""
         tr = self.tracker
         open_alerts = [a for a in tr.alerts.values() if not isinstance(a, NeedsConfirmation)]
-        explained = not open_alerts and not any(e.kind in ALERT_KINDS for e in events)
+        explained = not open_alerts and not tr.had_choice and not any(e.kind in ALERT_KINDS for e in events)
         well = set()
         if explained:
             readings = {k: r.value for k, r in observation.readings.items()}

@@ -82,6 +82,9 @@ class Tracker(Line, Evidence, Search, Alternatives):
         self.move_beam = move_beam
         self.alerts: dict[int, Event] = {}  # active alerts by id
         self.next_alert = 1
+        # the last look fitted lines that would show differently on the table equally well: a choice, asked about
+        # or not (``_observe``); such a look shows no region kind read well (``GameSession``'s doubted kinds)
+        self.had_choice = False
         self.stats = Counter()
         self.timings: list[float] = []  # milliseconds spent on each observation
         # hypotheses across observations: alternative lines that looked the same as the committed one when they
@@ -153,6 +156,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
 
     def _observe(self, obs: Observation) -> list[Event]:
         items = self._items(obs)
+        self.had_choice = False
         self._weighed.update({(k, r.value, r.confidence): dict(r.others) for k, r in obs.readings.items() if r.others})
         self._prev_items = self._last_items
         self._last_items = {k: v for k, v, _ in items}
@@ -219,6 +223,7 @@ class Tracker(Line, Evidence, Search, Alternatives):
                 # down yet) is not asked about: the next look adds those moves if they were made, and asks once
                 # the turn went on without them showing (docs/tracker.md, "Which ties are asked")
                 asked = [n for n in distinct if n.moves[: len(best.moves)] != best.moves]
+                self.had_choice = bool(distinct)
                 cands = [self._candidate_json(i, n) for i, n in enumerate([best] + asked[:4])] if asked else []
                 events += self._accept(best)
                 if cands:
