@@ -41,6 +41,7 @@ def test_a_canoe_not_put_down_yet_is_not_asked_about_one_hidden_on_its_lake_is()
     events = tracker.observe(look(states[i + 1], i))
     assert [type(m) for m in tracker.moves[i:]] == [M.Activate]
     assert not any(isinstance(e, NeedsConfirmation) for e in events)
+    assert tracker.had_choice  # a choice all the same: this look shows no doubted kind read well (GameSession)
     events = tracker.observe(look(states[i + 4], i + 1, lake, before))  # the new canoe never shows
     assert not any(isinstance(e, (IllegalMove, TableOutOfSync, ScoreMismatch)) for e in events)
     asked = [e for e in events if isinstance(e, NeedsConfirmation)]
