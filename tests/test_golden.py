@@ -2,9 +2,11 @@
 
 Each ``tests/golden/*.jsonl.gz`` file holds a rendered e2e game's first looks as the camera side read them, with
 the events the tracker gave before issue 33 (``tests/golden/make_golden.py`` says how they were made and how to
-make them again). The corpus: 8 games (2, 3 and 4 players, four of them with injected illegal changes), 304
-looks and 451 events: ``MoveRecognized``, ``NeedsConfirmation`` (18), ``AlertCleared``, ``ScoreMismatch`` (4: a
-score disk one step off) and an ``IllegalMove`` (W-LINE-2); 139 KB, about 12 s.
+make them again), less the questions about a line the turn might still go on to, which the tracker no longer asks
+(refreshed with ``make_golden.py refresh``: 16 ``NeedsConfirmation`` and their 15 clearings gone, every other
+event the same but for alert numbers). The corpus: 8 games (2, 3 and 4 players, four of them with injected illegal
+changes), 304 looks and 420 events: ``MoveRecognized``, ``NeedsConfirmation`` (2), ``AlertCleared``,
+``ScoreMismatch`` (4: a score disk one step off) and an ``IllegalMove`` (W-LINE-2); 139 KB, about 12 s.
 
 The test goes through the public surface only: a fresh ``GameSession`` in a temporary game log, each look fed as
 an ``Observation``, each event compared as its JSON. Code may move freely behind that surface; a difference here

@@ -61,8 +61,9 @@ def perfect_look(session, frame: int) -> Observation:
 
 
 def test_only_looks_the_tracker_explained_surely_are_kept(tmp_path):
-    """The golden game 4p s1006: its looks with a NeedsConfirmation (and the looks while one is open) are never
-    kept, every other look is, labelled with the accepted position's readings."""
+    """The golden game 4p s1006: its looks with a choice between lines that would look different (asked about,
+    a NeedsConfirmation, or not: ``Tracker.had_choice``) and the looks while a question is open are never kept,
+    every other look is, labelled with the accepted position's readings."""
     header, looks = golden("game_4p_s1006.jsonl.gz")
     prof = open_profile(tmp_path, "t")
     h = Harvester(prof)
@@ -74,8 +75,8 @@ def test_only_looks_the_tracker_explained_surely_are_kept(tmp_path):
             before = h.before(s)
             events = s.feed(obs)
             source = h.after(s, obs, events, observer_for(obs.boards_read), before)
-            alerted = any(e.kind in ALERTS for e in events) or bool(s.tracker.alerts)
-            asked += any(e.kind == "NeedsConfirmation" for e in events)
+            alerted = any(e.kind in ALERTS for e in events) or bool(s.tracker.alerts) or s.tracker.had_choice
+            asked += s.tracker.had_choice
             assert (source is None) == alerted, f"frame {obs.frame}: {[e.kind for e in events]}"
             if source is not None:
                 kept.append((obs, s.game.expected_readings(s.tracker.state), len(s.tracker.moves)))

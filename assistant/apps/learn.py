@@ -15,7 +15,8 @@ made on (``assistant.table.setup_check``): its position is known whatever the tr
 even when its misreadings raised an alert (on an unfamiliar table they do: the foreign table 101's first look
 gave a TableOutOfSync), as chesscog learns a new set from photos of the starting position. Any other look with no
 move yet, or after, is kept when explained surely: the look was read (not held back by a full disk), no alert
-came from it and none is open (IllegalMove, TableOutOfSync, ScoreMismatch, NeedsConfirmation), and the tracker
+came from it and none is open (IllegalMove, TableOutOfSync, ScoreMismatch, NeedsConfirmation), it fitted no
+lines that would look different equally well (``Tracker.had_choice``, asked about or not), and the tracker
 neither waited on it (a board under a hand) nor held it for another look. Its labels are the keys the look
 read, less those the rules cannot vouch for: a stack whose top disk reads as another piece of the same class (which
 disk lies on top of a stack is the players' doing, not the rules'). Each look records how many
@@ -91,6 +92,7 @@ class Harvester:
         sure = setup or (
             read
             and not tr.alerts
+            and not tr.had_choice
             and tr.stats["deferred"] == before["deferred"]
             and tr.stats["held"] == before["held"]
             and not any(getattr(e, "kind", "") in SURE_KINDS for e in events)

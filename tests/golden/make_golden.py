@@ -33,6 +33,11 @@ A game rendered with ``--max-states`` is the e2e game cut short: the frames of 2
 byte-identical to the first 111, 114 and 103 frames of the full e2e set's (``cmp``). To take the corpus from
 the full set instead, once ``tablewatch e2e ... --looks-only`` has saved its looks: ``write
 ~/.cache/tablewatch/e2e-tiles game_2p_s1:41 ...`` (the ``:N`` keeps each test under a few seconds).
+
+After a change of behaviour meant to change some events, ``refresh`` gives the corpus's own looks the events of the
+code on the path and prints every look whose events changed, to be checked against what was meant::
+
+    PYTHONPATH=. python tests/golden/make_golden.py refresh tests/golden/*.jsonl.gz
 """
 
 from __future__ import annotations
@@ -129,6 +134,36 @@ def write(src: Path, picks: list[str], out: Path, suffix: str = "") -> None:
         )
 
 
+def refresh(files: list[Path]) -> None:
+    """Give each corpus file the events the code on the path gives for its own looks, keeping its looks and
+    header (``made_with`` becomes this tree, ``refreshed_from`` the tree before); print each look whose events
+    changed, old and new, so that the change of behaviour can be checked to be the one intended."""
+    for path in files:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            header, *looks = (json.loads(line) for line in f)
+        game = header.get("game", "wendake")
+        if game != "wendake":
+            raise SystemExit(f"{path.name}: a {game} game; refresh knows Wendake's State only")
+        initial = State.from_json(header["initial"]) if header.get("initial") is not None else None
+        out = []
+        with tempfile.TemporaryDirectory(prefix="tablewatch-golden-") as tmp:
+            session = GameSession.create(
+                str(Path(tmp) / "golden.sqlite"), players=list(header["players"]), seed=header.get("seed"), initial=initial
+            )
+            for i, look in enumerate(looks):
+                events = _events_json(session.feed(Observation.from_json(look["observation"])))
+                if events != look["events"]:
+                    print(f"{path.name} look {i}: {[e['kind'] for e in look['events']]} -> {[e['kind'] for e in events]}")
+                out.append({"observation": look["observation"], "events": events})
+            session.close()
+        header["refreshed_from"] = header.get("made_with")
+        header["made_with"] = str(Path(sys.modules[GameSession.__module__].__file__).parent)
+        with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as f:
+            f.write(json.dumps(header, separators=(",", ":")) + "\n")
+            for look in out:
+                f.write(json.dumps(look, separators=(",", ":")) + "\n")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -139,9 +174,13 @@ def main(argv=None) -> int:
     w.add_argument("picks", nargs="+", help="GAME_FOLDER[:FIRST_N_LOOKS]")
     w.add_argument("--out", type=Path, default=Path(__file__).parent)
     w.add_argument("--suffix", default="", help="added to each file's name (games rendered with other options)")
+    r = sub.add_parser("refresh", help="the events of the code on the path for the corpus's own looks")
+    r.add_argument("files", type=Path, nargs="+")
     a = ap.parse_args(argv)
     if a.cmd == "scan":
         scan(a.src)
+    elif a.cmd == "refresh":
+        refresh(a.files)
     else:
         write(a.src, a.picks, a.out, a.suffix)
     return 0
