@@ -456,11 +456,15 @@ class Settler:
         new = _moved(grey, st.ref_grey, c.skin_change_level)
         k = max(3, int(round(c.arm_close_mm * c.px_per_mm)) | 1)
         new = cv2.morphologyEx(new, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        if not cv2.countNonZero(new):  # a still board: nothing changed since its last read
+            return 0.0
         margin = max(1, int(round(c.edge_mm * c.px_per_mm)))
         arm = max((a for a, edge in blobs(new, margin=margin) if edge), default=0) * mm2
         if arm >= c.arm_mm2:
             return arm
         e = max(1, int(round(c.solid_mm * c.px_per_mm)))
+        if not (new[: e + 1].any() or new[-e - 1 :].any() or new[:, : e + 1].any() or new[:, -e - 1 :].any()):
+            return 0.0  # no change near the border: nothing crosses it
         solid = cv2.erode(new, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * e + 1, 2 * e + 1)))
         for x0, y0, x1, y1 in self.marker_boxes.get(board, []):
             solid[max(0, y0 - e) : y1 + e, max(0, x0 - e) : x1 + e] = 0
@@ -468,13 +472,13 @@ class Settler:
         depth = _border_distance(*solid.shape)
         reach = c.hand_reach_mm * c.px_per_mm
         best = 0.0
-        for i in range(1, n):
-            x, y, bw, bh, area = stats[i]
-            if area * mm2 < max(c.reach_in_mm2, best):
+        for i in 1 + np.flatnonzero(stats[1:, 4] * mm2 >= c.reach_in_mm2):
+            x, y, bw, bh, area = (int(v) for v in stats[i])
+            if area * mm2 <= best:
                 continue
             d = depth[y:y + bh, x:x + bw][lab[y:y + bh, x:x + bw] == i]
             if d.min() <= e and d.max() >= reach:  # crosses the border (the erosion took ``e`` pixels off it)
-                best = float(area) * mm2
+                best = area * mm2
         return best
 
     def mark_read(self, board: str, view_bgr: np.ndarray) -> None:
