@@ -177,7 +177,7 @@ def test_an_arm_the_colour_of_the_board_is_caught_by_its_size():
     st.update("b", left, 3.0)
     assert st.update("b", left, 3.4).reason == S.HAND
     r = st.update("b", left, 8.5)
-    assert r.settled and any("as big as an arm" in w for w in r.warnings)
+    assert r.settled and any("reaching in across the edge" in w for w in r.warnings)
 
 
 def test_a_piece_of_another_colour_with_the_same_grey_is_a_change():
@@ -287,3 +287,7 @@ def test_fingers_the_colour_of_the_board_crossing_its_border_are_a_hand():
     off[:, :2] = (40, 60, 90)  # the table
     st.update("b", off, 3.0)
     assert st.update("b", off, 3.4).settled
+    st.mark_read("b", off)
+    st.update("b", fingers, 4.0)  # fingers held still 5 s: read as part of the table, and said so
+    r = st.update("b", fingers, 9.5)
+    assert r.settled and any("reaching in across the edge of b" in w and "lift it" in w for w in r.warnings)

@@ -340,8 +340,8 @@ class Settler:
             if t - st.arm_since < c.foreign_accept_s:
                 st.foreign_since = None
                 return BoardSettle(board, False, HAND, still, changed, blob_mm2=arm)
-            warnings.append(f"something as big as an arm ({arm:.0f} mm²) has lain still at the edge of {board} for "
-                            f"{t - st.arm_since:.0f} s; it is read as part of the table. If it is an arm, lift it.")
+            warnings.append(f"something reaching in across the edge of {board} ({arm:.0f} mm²) has lain still for "
+                            f"{t - st.arm_since:.0f} s; it is read as part of the table. If it is a hand or an arm, lift it.")
         else:
             st.arm_since = None
 
