@@ -66,23 +66,40 @@ def _events_json(events) -> list[dict]:
     return [json.loads(json.dumps(e.to_json())) for e in events or ()]
 
 
-def run_game(folder: Path, limit: int | None = None):
-    """(session.json, [(look JSON, events JSON, tracker seconds)]) for the first ``limit`` looks of ``folder``."""
-    meta = json.loads((folder / "session.json").read_text(encoding="utf-8"))
-    lines = (folder / "looks.jsonl").read_text(encoding="utf-8").splitlines()[:limit]
+def _feed(meta: dict, observations: list[dict]) -> list[tuple[list[dict], float]]:
+    """(events JSON, tracker seconds) for each observation JSON, fed in order to a fresh session of the game
+    ``meta`` describes (players, seed, initial state: a session.json or a corpus header)."""
     out = []
     with tempfile.TemporaryDirectory(prefix="tablewatch-golden-") as tmp:
         initial = State.from_json(meta["initial"]) if meta.get("initial") is not None else None
         session = GameSession.create(
             str(Path(tmp) / "golden.sqlite"), players=list(meta["players"]), seed=meta.get("seed"), initial=initial
         )
-        for line in lines:
-            look = json.loads(line)
+        for look in observations:
             t0 = time.perf_counter()
             events = session.feed(Observation.from_json(look))
-            out.append((look, _events_json(events), time.perf_counter() - t0))
+            out.append((_events_json(events), time.perf_counter() - t0))
         session.close()
-    return meta, out
+    return out
+
+
+def _made_with() -> str:
+    return str(Path(sys.modules[GameSession.__module__].__file__).parent)
+
+
+def _write_corpus(path: Path, header: dict, rows) -> None:
+    """One corpus file: the header line, then one line per (observation JSON, events JSON)."""
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as f:
+        f.write(json.dumps(header, separators=(",", ":")) + "\n")
+        for look, events in rows:
+            f.write(json.dumps({"observation": look, "events": events}, separators=(",", ":")) + "\n")
+
+
+def run_game(folder: Path, limit: int | None = None):
+    """(session.json, [(look JSON, events JSON, tracker seconds)]) for the first ``limit`` looks of ``folder``."""
+    meta = json.loads((folder / "session.json").read_text(encoding="utf-8"))
+    looks = [json.loads(line) for line in (folder / "looks.jsonl").read_text(encoding="utf-8").splitlines()[:limit]]
+    return meta, [(look, events, s) for look, (events, s) in zip(looks, _feed(meta, looks))]
 
 
 def scan(src: Path) -> None:
@@ -119,13 +136,10 @@ def write(src: Path, picks: list[str], out: Path, suffix: str = "") -> None:
             "initial": meta.get("initial"),
             "looks": len(looks),
             "rendered_with": _render_options(src / name),
-            "made_with": str(Path(sys.modules[GameSession.__module__].__file__).parent),
+            "made_with": _made_with(),
         }
         path = out / f"{name}{suffix}.jsonl.gz"
-        with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as f:
-            f.write(json.dumps(header, separators=(",", ":")) + "\n")
-            for look, events, _ in looks:
-                f.write(json.dumps({"observation": look, "events": events}, separators=(",", ":")) + "\n")
+        _write_corpus(path, header, [(look, events) for look, events, _ in looks])
         kinds = Counter(e["kind"] for _, evs, _ in looks for e in evs)
         print(
             f"{path}: {len(looks)} looks, {path.stat().st_size // 1024} KB, tracker {sum(s for *_, s in looks):.1f} s, "
@@ -144,24 +158,14 @@ def refresh(files: list[Path]) -> None:
         game = header.get("game", "wendake")
         if game != "wendake":
             raise SystemExit(f"{path.name}: a {game} game; refresh knows Wendake's State only")
-        initial = State.from_json(header["initial"]) if header.get("initial") is not None else None
-        out = []
-        with tempfile.TemporaryDirectory(prefix="tablewatch-golden-") as tmp:
-            session = GameSession.create(
-                str(Path(tmp) / "golden.sqlite"), players=list(header["players"]), seed=header.get("seed"), initial=initial
-            )
-            for i, look in enumerate(looks):
-                events = _events_json(session.feed(Observation.from_json(look["observation"])))
-                if events != look["events"]:
-                    print(f"{path.name} look {i}: {[e['kind'] for e in look['events']]} -> {[e['kind'] for e in events]}")
-                out.append({"observation": look["observation"], "events": events})
-            session.close()
+        rows = []
+        for i, (look, (events, _)) in enumerate(zip(looks, _feed(header, [look["observation"] for look in looks]))):
+            if events != look["events"]:
+                print(f"{path.name} look {i}: {[e['kind'] for e in look['events']]} -> {[e['kind'] for e in events]}")
+            rows.append((look["observation"], events))
         header["refreshed_from"] = header.get("made_with")
-        header["made_with"] = str(Path(sys.modules[GameSession.__module__].__file__).parent)
-        with gzip.open(path, "wt", encoding="utf-8", compresslevel=9) as f:
-            f.write(json.dumps(header, separators=(",", ":")) + "\n")
-            for look in out:
-                f.write(json.dumps(look, separators=(",", ":")) + "\n")
+        header["made_with"] = _made_with()
+        _write_corpus(path, header, rows)
 
 
 def main(argv=None) -> int:
